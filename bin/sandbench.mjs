@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Entry point: runs the TypeScript CLI through tsx so there is no build step to forget.
+import { register } from 'tsx/esm/api';
+register();
+const { main } = await import('../harness/cli/main.ts');
+await main(process.argv);

@@ -1,0 +1,149 @@
+/**
+ * The narrow executor contract (architecture doc, "Executor contract"). One file per backend
+ * implements it; the trial loop in harness/run only talks to this interface.
+ */
+import type { TaskImage } from '../harness/image/task-image.ts';
+import type { CleanupRegistry } from '../harness/run/cleanup-registry.ts';
+
+export const BACKENDS = ['host', 'staged', 'podman', 'docker', 'qemu-microvm', 'qemu-q35', 'pvisor', 'fake'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+/** What `doctor` prints and `environment.json` records for one backend. */
+export interface ProbeResult {
+  backend: BackendName;
+  available: boolean;
+  /** Main version string (e.g. "podman 4.3.1"); null when unavailable. */
+  version: string | null;
+  /** Further tool versions and facts (runc, accelerator, kernel digest...). */
+  details: Record<string, string>;
+  /** Why not available, one line. */
+  reason?: string;
+  /** What to run to fix it, one line. */
+  fix?: string;
+}
+
+/** Resources and facts shared by all trials of one run. */
+export interface RunContext {
+  runId: string;
+  image: TaskImage;
+  /** $SANDBENCH_HOME: caches and per-run scratch live below it. */
+  stateDir: string;
+  cleanup: CleanupRegistry;
+  log: (message: string) => void;
+  options: ExecutorOptions;
+}
+
+export interface ExecutorOptions {
+  /** Use this Docker engine instead of starting a private dockerd (never stopped by us). */
+  dockerHost?: string;
+  /** Guest memory for VMs, MiB. */
+  vmMemoryMiB?: number;
+}
+
+/** CPU/memory controls applied to every launched tree of a trial. */
+export interface TrialControls {
+  /** CPU affinity list, e.g. "0,1"; null = no pinning. */
+  cpus: string | null;
+  /** Memory limit in MiB (containers: --memory; VMs: guest RAM); null = none. */
+  memoryMiB: number | null;
+}
+
+/**
+ * A shared resource budget (density batches). Directly spawned trees enter it through
+ * `enterArgv` (a prefix that moves the process into the cgroups before exec, so descendants
+ * inherit); container runtimes get `cgroupParent` (--cgroup-parent with the cgroupfs manager).
+ */
+export interface BudgetPlacement {
+  enterArgv: string[];
+  cgroupParent: string;
+  /** cgroup version of the budget: runtimes need to know for path syntax. */
+  cgroupVersion: 1 | 2;
+}
+
+export interface TrialContext {
+  run: RunContext;
+  trialId: string;
+  /** Host directory with the baseline workspace; staging backends must never write it. */
+  baselineWorkspace: string;
+  /** Per-trial scratch directory owned by the harness (removed after the trial). */
+  trialDir: string;
+  timeoutMs: number;
+  controls: TrialControls;
+  budget: BudgetPlacement | null;
+}
+
+/** The command to run inside the sandbox, with /workspace as working directory. */
+export interface TaskCommand {
+  argv: string[];
+  env: Record<string, string>;
+  /** 'pipe' keeps stdin open for barrier messages (density GO). */
+  stdin: 'pipe' | 'none';
+}
+
+/** Where the sandbox's /workspace lives on the host, and whether the backend claims to stage writes. */
+export interface WorkspaceBinding {
+  /** Host directory whose bytes must stay unchanged when claimsStaging is true. */
+  hostPath: string;
+  claimsStaging: boolean;
+}
+
+export interface OutputLine {
+  stream: 'stdout' | 'stderr';
+  text: string;
+  /** process.hrtime.bigint() when the chunk holding the line was read. */
+  tNs: bigint;
+}
+
+export interface ExitInfo {
+  /** The task's exit code (for VMs parsed from REFERENCE_EXIT); null if it never reported one. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  tExitNs: bigint;
+  /** Backend-specific failure detected by the adapter (e.g. "vm exited without REFERENCE_EXIT"). */
+  infraFailure?: { category: 'setup_failed' | 'isolation_refused' | 'recording_failed' | 'upstream_failed' | 'oom'; reason: string };
+}
+
+export interface RunningTrial {
+  /** process.hrtime.bigint() taken immediately before spawn. */
+  tSpawnNs: bigint;
+  /** Every line so far, in arrival order. */
+  readonly lines: readonly OutputLine[];
+  /** Called for each new line (and replays lines already received). */
+  onLine(listener: (line: OutputLine) => void): void;
+  writeStdin(text: string): void;
+  closeStdin(): void;
+  exit: Promise<ExitInfo>;
+  /** Kill the whole launched tree (process group, container, VM). Idempotent. */
+  kill(reason: string): Promise<void>;
+  /** Host PIDs of the launched tree's root processes (for budget membership checks). */
+  rootPids(): number[];
+}
+
+/** What the task changed, relative to /workspace. */
+export interface CandidateFiles {
+  /** Relative paths created, modified or deleted (deleted ones end with " (deleted)"). */
+  changed: string[];
+  /** Read a candidate file's new content; null when absent. */
+  read(relativePath: string): Promise<Buffer | null>;
+  /** Extra facts for the trial record (e.g. container diff output, upper dir path). */
+  facts: Record<string, unknown>;
+}
+
+export interface Executor {
+  readonly backend: BackendName;
+  readonly variant: string | null;
+  probe(): Promise<ProbeResult>;
+  /** Once per run, outside timing: import the image, start a daemon, build disks. */
+  prepare(run: RunContext): Promise<void>;
+  /** Per trial, outside timing (reported as prepare_ms): make the workspace the sandbox will see. */
+  stageWorkspace(trial: TrialContext): Promise<WorkspaceBinding>;
+  /** Start the task. tSpawnNs must be taken immediately before the spawn. */
+  launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial>;
+  /** After exit: what the task changed. */
+  collect(trial: TrialContext, binding: WorkspaceBinding): Promise<CandidateFiles>;
+  /** Remove every per-trial resource (container, mount, scratch disk). Idempotent. */
+  finishTrial(trial: TrialContext): Promise<void>;
+  /** End of run: stop what prepare started (a private dockerd...). Idempotent. */
+  teardown(): Promise<void>;
+}

@@ -1,0 +1,167 @@
+/**
+ * The experiment spec: this zod schema is the single source of truth for the YAML format.
+ * Unknown keys are rejected everywhere (`.strict()`), so a typo is an error, not a silent default.
+ */
+import { z } from 'zod';
+import { BACKENDS } from '../../executors/executor.ts';
+import { parseDurationMs, parseSizeMiB } from './units.ts';
+
+export const EXPERIMENT_KINDS = ['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'command', 'isolation'] as const;
+export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
+
+const duration = z
+  .union([z.string(), z.number()])
+  .transform((value, ctx) => {
+    const ms = parseDurationMs(value);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: 'expected a positive duration such as "30s", "500ms" or a number of seconds' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const size = z
+  .union([z.string(), z.number()])
+  .transform((value, ctx) => {
+    const mib = parseSizeMiB(value);
+    if (mib === null) {
+      ctx.addIssue({ code: 'custom', message: 'expected a size such as "2GiB", "256MiB" or a number of MiB' });
+      return z.NEVER;
+    }
+    return mib;
+  });
+
+const cpuList = z
+  .string()
+  .regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, 'expected a CPU list such as "0,1" or "0-1"');
+
+export const ArmSpecSchema = z
+  .object({
+    backend: z.enum(BACKENDS, { message: `expected one of ${BACKENDS.join(', ')}` }),
+    variant: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const ControlsSchema = z
+  .object({
+    /** CPU affinity for every launched tree (study: CPUs 0,1). */
+    cpus: cpuList.optional(),
+    /** Memory limit per sandbox (containers --memory, VM guest RAM). */
+    memory: size.optional(),
+    /** Swap allowed; the study runs with zero swap. Only 0 is supported. */
+    swap: z.literal(0).default(0),
+  })
+  .strict();
+
+export const ImageSpecSchema = z
+  .object({
+    suite: z.string().default('bookworm'),
+    packages: z.array(z.string().min(1)).default(['python3', 'git', 'busybox', 'ca-certificates']),
+    /** Debian mirror; default: the first one apt is configured with. */
+    mirror: z.string().url().optional(),
+    /** Fixed build epoch: the same inputs give the same tar digest. */
+    source_date_epoch: z.number().int().nonnegative().default(1761955200),
+  })
+  .strict();
+
+export const TaskSpecSchema = z
+  .object({
+    /** command kind: what to run inside the sandbox, cwd /workspace. */
+    argv: z.array(z.string()).min(1).optional(),
+    /** command kind: a stdout line that marks "ready" (ready_ms); absent = only completion. */
+    ready_marker: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).default({}),
+    /** Baseline workspace fixture: a directory under data/fixtures, or empty. */
+    workspace: z.string().optional(),
+  })
+  .strict();
+
+export const ComparisonSpecSchema = z
+  .object({
+    candidate: z.string().min(1),
+    control: z.string().min(1),
+    metric: z.string().min(1),
+  })
+  .strict();
+
+export const DensitySpecSchema = z
+  .object({
+    workloads: z.array(z.enum(['useful', 'idle'])).min(1).default(['useful']),
+    concurrency: z.array(z.number().int().positive()).min(1).default([1, 2, 4, 8, 16, 32]),
+    batches: z.number().int().positive().default(5),
+    /** Shared budget for the whole batch (study: 2 CPUs, 2 GiB, zero swap). */
+    budget_cpus: cpuList.default('0-1'),
+    budget_memory: size.default(2048),
+    /** Guest RAM per VM worker. */
+    vm_memory: size.default(256),
+    payload_mib: z.number().int().nonnegative().default(32),
+    ready_timeout: duration.default(120_000),
+    /** Bisect the largest N where every batch passes, between these bounds. */
+    capacity_search: z
+      .object({ min: z.number().int().positive(), max: z.number().int().positive() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const ReplaySpecSchema = z
+  .object({
+    agents: z
+      .array(z.enum(['claude-code', 'codex', 'opencode', 'mini-swe-agent', 'openhands', 'pi-agent', 'swe-agent']))
+      .min(1)
+      .default(['claude-code', 'codex', 'opencode', 'mini-swe-agent', 'openhands', 'pi-agent', 'swe-agent']),
+    trajectories: z.number().int().positive().default(20),
+    repetitions: z.number().int().positive().default(3),
+    subjects: z.array(z.enum(['sandbench', 'pvisor-replay'])).min(1).default(['sandbench', 'pvisor-replay']),
+  })
+  .strict();
+
+export const LazySpecSchema = z
+  .object({
+    rounds: z.number().int().positive().default(30),
+    initial_rounds: z.number().int().nonnegative().default(1),
+    warmup_rounds: z.number().int().nonnegative().default(3),
+    variants: z.array(z.enum(['full', 'lazy'])).min(1).default(['full', 'lazy']),
+  })
+  .strict();
+
+export const SpecSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    experiment: z.enum(EXPERIMENT_KINDS, { message: `expected one of ${EXPERIMENT_KINDS.join(', ')}` }),
+    arms: z.array(ArmSpecSchema).min(1),
+    warmups: z.number().int().nonnegative(),
+    trials: z.number().int().positive(),
+    seed: z.number().int().nonnegative(),
+    timeout: duration,
+    controls: ControlsSchema.default({ swap: 0 }),
+    image: ImageSpecSchema.default({
+      suite: 'bookworm',
+      packages: ['python3', 'git', 'busybox', 'ca-certificates'],
+      source_date_epoch: 1761955200,
+    }),
+    task: TaskSpecSchema.default({ env: {} }),
+    compare: z.array(ComparisonSpecSchema).optional(),
+    /** Flag a comparison `underpowered` when its CI half-width exceeds this fraction of the estimate. */
+    underpowered_fraction: z.number().positive().default(0.5),
+    /** Bootstrap resamples per interval (study: 5,000). */
+    resamples: z.number().int().min(100).default(5000),
+    density: DensitySpecSchema.optional(),
+    replay: ReplaySpecSchema.optional(),
+    lazy: LazySpecSchema.optional(),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    if (spec.experiment === 'command' && !spec.task.argv) {
+      ctx.addIssue({ code: 'custom', path: ['task', 'argv'], message: 'the command kind needs task.argv (the command to time)' });
+    }
+    const labels = spec.arms.map((arm) => (arm.variant ? `${arm.backend}:${arm.variant}` : arm.backend));
+    const duplicate = labels.find((label, index) => labels.indexOf(label) !== index);
+    if (duplicate) ctx.addIssue({ code: 'custom', path: ['arms'], message: `arm "${duplicate}" is listed twice` });
+  });
+
+export type SpecInput = z.input<typeof SpecSchema>;
+export type Spec = z.output<typeof SpecSchema>;
+export type ArmSpec = z.output<typeof ArmSpecSchema>;
+export type ComparisonSpec = z.output<typeof ComparisonSpecSchema>;
