@@ -1,0 +1,38 @@
+/**
+ * The `sandbench` command line. Each subcommand lives in harness/cli/commands/<name>.ts and
+ * registers itself here; a UserError becomes a one-line message and its exit code, never a stack trace.
+ */
+import { Command, CommanderError } from 'commander';
+import { UserError } from './user-error.ts';
+import { COMMAND_REGISTRARS } from './commands/index.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('sandbench')
+    .description('Randomized, interleaved benchmarks of sandbox executors, with evidence CSVs and verifiable bundles')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const register of COMMAND_REGISTRARS) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = exitCodeFor(error);
+  }
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // help and version exit 0; usage errors are bad input (2)
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  if (error instanceof UserError) {
+    process.stderr.write(`sandbench: ${error.message}\n`);
+    return error.exitCode;
+  }
+  process.stderr.write(`sandbench: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  return 1;
+}
