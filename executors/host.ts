@@ -1,0 +1,47 @@
+/**
+ * `host`: the task as a plain child process of the harness, in a per-trial copy of the workspace.
+ * No isolation at all — it is the floor every other backend's overhead is measured against.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
+import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
+import { spawnTrial } from './spawn-trial.ts';
+import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
+
+export function createHostExecutor(variant: string | null = null): Executor {
+  const workspaceOf = (trial: TrialContext) => join(trial.trialDir, 'workspace');
+  return {
+    backend: 'host',
+    variant,
+    async probe(): Promise<ProbeResult> {
+      const { stdout } = await execa('uname', ['-sr']);
+      return { backend: 'host', available: true, version: stdout.trim(), details: { shell: '/bin/sh' } };
+    },
+    async prepare() {},
+    async stageWorkspace(trial): Promise<WorkspaceBinding> {
+      await copyWorkspace(trial.baselineWorkspace, workspaceOf(trial));
+      return { hostPath: workspaceOf(trial), claimsStaging: false };
+    },
+    async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
+      return spawnTrial({
+        argv: [...controlsPrefix(trial), ...task.argv],
+        env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env },
+        clearEnv: true,
+        cwd: workspaceOf(trial),
+        stdin: task.stdin,
+        timeoutMs: trial.timeoutMs,
+      });
+    },
+    async collect(trial, binding): Promise<CandidateFiles> {
+      return {
+        changed: await diffWorkspaces(trial.baselineWorkspace, binding.hostPath),
+        read: async (relativePath) => readFile(join(binding.hostPath, relativePath)).catch(() => null),
+        facts: {},
+      };
+    },
+    async finishTrial() {},
+    async teardown() {},
+  };
+}

@@ -1,0 +1,16 @@
+/** Backend name → executor factory. One line per adapter. */
+import type { BackendName, Executor } from './executor.ts';
+import { createHostExecutor } from './host.ts';
+import { createStagedExecutor } from './staged.ts';
+
+export type ExecutorFactory = (variant: string | null) => Executor;
+
+export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> = {
+  host: createHostExecutor,
+  staged: createStagedExecutor,
+};
+
+export function createExecutor(backend: BackendName, variant: string | null): Executor | null {
+  const factory = EXECUTOR_FACTORIES[backend];
+  return factory ? factory(variant) : null;
+}

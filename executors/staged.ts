@@ -1,0 +1,128 @@
+/**
+ * `staged`: bubblewrap with the task image as read-only root and an overlayfs copy-on-write
+ * workspace (lower = the host baseline, upper = a fresh per-trial stage directory).
+ * bubblewrap 0.8 has no overlay flags, so the overlay is mounted by `mount` inside a private mount
+ * namespace made by `unshare` just before exec'ing bwrap (backend-notes: "Staged"); the mount
+ * vanishes with the namespace and the upper directory stays behind as the candidate files.
+ * The launch path is one sh, one mount and bwrap: every extra fork shows up in ready time.
+ */
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
+import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
+import { spawnTrial } from './spawn-trial.ts';
+
+interface StageDirs {
+  upper: string;
+  work: string;
+  merged: string;
+}
+
+function stageDirs(trial: TrialContext): StageDirs {
+  return { upper: join(trial.trialDir, 'upper'), work: join(trial.trialDir, 'work'), merged: join(trial.trialDir, 'merged') };
+}
+
+/** Quote for the one `sh -c` that mounts the overlay (paths are harness-made, but never trust that). */
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export function stagedLaunchArgv(rootfsDir: string, trial: TrialContext, task: TaskCommand): string[] {
+  const dirs = stageDirs(trial);
+  const mount = `mount -t overlay overlay -o ${shellQuote(`lowerdir=${trial.baselineWorkspace},upperdir=${dirs.upper},workdir=${dirs.work}`)} ${shellQuote(dirs.merged)}`;
+  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env };
+  const bwrap = [
+    'bwrap',
+    '--ro-bind', rootfsDir, '/',
+    '--bind', dirs.merged, '/workspace',
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--tmpfs', '/tmp',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--hostname', 'sandbench-task',
+    '--die-with-parent',
+    '--clearenv',
+    ...Object.entries(env).flatMap(([key, value]) => ['--setenv', key, value]),
+    '--chdir', '/workspace',
+    '--',
+    ...task.argv,
+  ];
+  // "$@" carries bwrap's argv untouched; only the mount line is interpreted by sh.
+  const script = `${mount} && exec "$@"`;
+  return [...controlsPrefix(trial), 'unshare', '--mount', '--pid', '--fork', '--net', '--propagation', 'private', 'sh', '-c', script, 'sandbench-stage', ...bwrap];
+}
+
+/** Overlay whiteouts are 0:0 character devices: a file the task deleted. */
+function isWhiteout(path: string): boolean {
+  const stat = lstatSync(path);
+  return stat.isCharacterDevice() && stat.rdev === 0;
+}
+
+function listUpper(upper: string, baseline: string): string[] {
+  const changed: string[] = [];
+  const walk = (relative: string) => {
+    for (const name of readdirSync(relative ? join(upper, relative) : upper).sort()) {
+      const rel = relative ? `${relative}/${name}` : name;
+      const path = join(upper, rel);
+      if (isWhiteout(path)) changed.push(`${rel} (deleted)`);
+      else if (lstatSync(path).isDirectory()) {
+        if (!existsSync(join(baseline, rel))) changed.push(rel);
+        walk(rel);
+      } else changed.push(rel);
+    }
+  };
+  if (existsSync(upper)) walk('');
+  return changed.sort();
+}
+
+async function toolVersion(argv: string[]): Promise<string | null> {
+  const result = await execa(argv[0]!, argv.slice(1), { reject: false });
+  return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trim().split('\n')[0] ?? null : null;
+}
+
+export function createStagedExecutor(variant: string | null = null): Executor {
+  let rootfsDir: string | null = null;
+  return {
+    backend: 'staged',
+    variant,
+    async probe(): Promise<ProbeResult> {
+      const bwrap = await toolVersion(['bwrap', '--version']);
+      const unshare = await toolVersion(['unshare', '--version']);
+      const overlay = existsSync('/proc/filesystems') && readFileSync('/proc/filesystems', 'utf8').includes('overlay');
+      const missing = !bwrap ? 'bubblewrap is not installed' : !unshare ? 'unshare (util-linux) is missing' : !overlay ? 'the kernel has no overlayfs' : null;
+      if (missing) {
+        return { backend: 'staged', available: false, version: null, details: {}, reason: missing, fix: 'apt-get install bubblewrap util-linux; modprobe overlay' };
+      }
+      const probe = await execa('unshare', ['--mount', '--pid', '--fork', '--net', 'true'], { reject: false });
+      if (probe.exitCode !== 0) {
+        return { backend: 'staged', available: false, version: bwrap, details: {}, reason: `cannot create mount/pid/net namespaces: ${probe.stderr.trim()}`, fix: 'run as root or enable unprivileged user namespaces' };
+      }
+      return { backend: 'staged', available: true, version: bwrap, details: { unshare: unshare ?? 'unknown', overlay: 'kernel overlayfs' } };
+    },
+    async prepare(run: RunContext) {
+      rootfsDir = run.image.rootfsDir;
+    },
+    async stageWorkspace(trial): Promise<WorkspaceBinding> {
+      const dirs = stageDirs(trial);
+      for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+      return { hostPath: trial.baselineWorkspace, claimsStaging: true };
+    },
+    async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
+      if (!rootfsDir) throw new Error('staged executor: prepare() was not called');
+      return spawnTrial({ argv: stagedLaunchArgv(rootfsDir, trial, task), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: task.stdin, timeoutMs: trial.timeoutMs });
+    },
+    async collect(trial): Promise<CandidateFiles> {
+      const { upper } = stageDirs(trial);
+      return {
+        changed: listUpper(upper, trial.baselineWorkspace),
+        read: async (relativePath) => readFile(join(upper, relativePath)).catch(() => null),
+        facts: { stage_upper: upper },
+      };
+    },
+    async finishTrial() {},
+    async teardown() {},
+  };
+}
