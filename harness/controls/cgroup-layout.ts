@@ -1,0 +1,62 @@
+/**
+ * Which cgroup hierarchy carries the memory/cpu/cpuset controllers. Hybrid hosts (this CI machine)
+ * mount v1 controllers under /sys/fs/cgroup/<controller> plus an empty unified v2 tree; most users'
+ * machines are pure v2 with every controller at /sys/fs/cgroup.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const BUDGET_CONTROLLERS = ['memory', 'cpu', 'cpuset'] as const;
+export type BudgetController = (typeof BUDGET_CONTROLLERS)[number];
+
+export type CgroupLayout =
+  | { version: 1; mounts: Record<BudgetController, string> }
+  | { version: 2; mount: string };
+
+export interface LayoutSources {
+  /** Contents of /proc/self/mounts. */
+  mounts: string;
+  /** Reads a file, null when absent (injected so tests can describe a v2 machine). */
+  readFile: (path: string) => string | null;
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+export function hostLayoutSources(): LayoutSources {
+  return { mounts: readFileSync('/proc/self/mounts', 'utf8'), readFile: readOrNull };
+}
+
+/** v1 wins when all three controllers are bound to v1 mounts (a controller lives in one hierarchy only). */
+export function detectCgroupLayout(sources: LayoutSources = hostLayoutSources()): CgroupLayout {
+  const v1: Partial<Record<BudgetController, string>> = {};
+  let v2Mount: string | null = null;
+  for (const line of sources.mounts.split('\n')) {
+    const [, mountPoint, fsType, options] = line.split(' ');
+    if (!mountPoint || !options) continue;
+    if (fsType === 'cgroup2' && v2Mount === null) v2Mount = mountPoint;
+    if (fsType !== 'cgroup') continue;
+    const opts = options.split(',');
+    for (const controller of BUDGET_CONTROLLERS) if (opts.includes(controller) && !v1[controller]) v1[controller] = mountPoint;
+  }
+  if (v1.memory && v1.cpu && v1.cpuset) return { version: 1, mounts: { memory: v1.memory, cpu: v1.cpu, cpuset: v1.cpuset } };
+  if (v2Mount) {
+    const controllers = (sources.readFile(join(v2Mount, 'cgroup.controllers')) ?? '').trim().split(/\s+/);
+    const missing = BUDGET_CONTROLLERS.filter((c) => !controllers.includes(c));
+    if (missing.length === 0) return { version: 2, mount: v2Mount };
+    throw new Error(
+      `cgroup v2 at ${v2Mount} lacks the ${missing.join(', ')} controller(s) and no v1 mount provides them; ` +
+        'a density budget needs memory, cpu and cpuset (boot with systemd.unified_cgroup_hierarchy=1 or mount the v1 controllers)',
+    );
+  }
+  throw new Error('no cgroup hierarchy with memory, cpu and cpuset controllers is mounted; density budgets need one');
+}
+
+export function layoutIsUsable(layout: CgroupLayout): boolean {
+  return layout.version === 1 ? BUDGET_CONTROLLERS.every((c) => existsSync(layout.mounts[c])) : existsSync(layout.mount);
+}
