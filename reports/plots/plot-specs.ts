@@ -1,0 +1,124 @@
+/**
+ * Vega-Lite specs for the report's plots. Pure functions of the data: inline values only (no URLs,
+ * so nothing is fetched), fixed sizes and a fixed colour domain (arm order from the spec) so the
+ * same bundle always gives the same picture.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { Sample } from '../bundle/samples.ts';
+
+const WIDTH = 520;
+const HEIGHT = 220;
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+
+function axisTitle(metric: string, unit: string): string {
+  return unit ? `${metric} (${unit})` : metric;
+}
+
+function armColor(arms: readonly string[]) {
+  return { field: 'arm', type: 'nominal' as const, title: 'arm', scale: { domain: [...arms], scheme: 'tableau10' } };
+}
+
+/** Empirical CDF per arm: shows the whole distribution (both clusters when bimodal), not only P50. */
+export function ecdfSpec(metric: string, unit: string, samples: readonly Sample[], arms: readonly string[]): TopLevelSpec {
+  return {
+    $schema: SCHEMA,
+    title: `ECDF of ${metric} by arm`,
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: samples.map((s) => ({ arm: s.arm, value: s.value })) },
+    transform: [
+      { sort: [{ field: 'value' }], window: [{ op: 'cume_dist', as: 'ecdf' }], groupby: ['arm'], frame: [null, 0] },
+    ],
+    mark: { type: 'line', interpolate: 'step-after', point: { size: 14 } },
+    encoding: {
+      x: { field: 'value', type: 'quantitative', title: axisTitle(metric, unit), scale: { zero: false } },
+      y: { field: 'ecdf', type: 'quantitative', title: 'fraction of ok trials ≤ x', scale: { domain: [0, 1] } },
+      color: armColor(arms),
+    },
+  };
+}
+
+/** Values in schedule order coloured by arm: slow drift or a warm-up tail shows as a trend. */
+export function driftSpec(metric: string, unit: string, samples: readonly Sample[], arms: readonly string[]): TopLevelSpec {
+  return {
+    $schema: SCHEMA,
+    title: `${metric} in schedule order (drift)`,
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: samples.map((s) => ({ arm: s.arm, position: s.position, block: s.block, value: s.value })) },
+    mark: { type: 'point', filled: true, size: 22, opacity: 0.8 },
+    encoding: {
+      x: { field: 'position', type: 'quantitative', title: 'schedule position', scale: { zero: false } },
+      y: { field: 'value', type: 'quantitative', title: axisTitle(metric, unit), scale: { zero: false } },
+      color: armColor(arms),
+    },
+  };
+}
+
+export interface ForestRow {
+  label: string;
+  ratio: number;
+  low: number;
+  high: number;
+}
+
+/** Ratio of medians with its CI per comparison; a rule at 1 (no change) and, when gating, the non-inferiority band up to 1 + threshold. */
+export function forestSpec(title: string, rows: readonly ForestRow[], threshold?: number): TopLevelSpec {
+  const values = rows.map((r) => ({ ...r }));
+  const allX = rows.flatMap((r) => [r.low, r.high, r.ratio]).concat([1], threshold !== undefined ? [1 + threshold] : []);
+  const span = Math.max(...allX) - Math.min(...allX) || 0.1;
+  const domain = [Math.min(...allX) - span * 0.08, Math.max(...allX) + span * 0.08];
+  const x = { field: 'ratio', type: 'quantitative' as const, title: 'ratio of medians (candidate / control), 95% CI', scale: { domain, zero: false } };
+  const y = { field: 'label', type: 'nominal' as const, title: null, sort: rows.map((r) => r.label) };
+  const layers: NonNullable<Extract<TopLevelSpec, { layer: unknown }>['layer']> = [];
+  if (threshold !== undefined) {
+    layers.push({
+      data: { values: [{ from: domain[0], to: 1 + threshold }] },
+      mark: { type: 'rect', color: '#2ca02c', opacity: 0.12 },
+      encoding: { x: { field: 'from', type: 'quantitative', scale: { domain } }, x2: { field: 'to' } },
+    });
+    layers.push({
+      data: { values: [{ limit: 1 + threshold }] },
+      mark: { type: 'rule', color: '#d62728', strokeDash: [6, 3] },
+      encoding: { x: { field: 'limit', type: 'quantitative', scale: { domain } } },
+    });
+  }
+  layers.push(
+    { data: { values: [{ one: 1 }] }, mark: { type: 'rule', color: '#888' }, encoding: { x: { field: 'one', type: 'quantitative', scale: { domain } } } },
+    { data: { values }, mark: { type: 'rule', strokeWidth: 2 }, encoding: { y, x: { ...x, field: 'low' }, x2: { field: 'high' } } },
+    { data: { values }, mark: { type: 'point', filled: true, size: 60, color: '#1f77b4' }, encoding: { y, x } },
+  );
+  return { $schema: SCHEMA, title, width: WIDTH, height: Math.max(40, rows.length * 28), layer: layers } as TopLevelSpec;
+}
+
+export interface CapacityPoint {
+  backend: string;
+  workload: string;
+  concurrency: number;
+  validated: number;
+  attempted: number;
+}
+
+/** Density capacity: validated completed tasks over attempted tasks per concurrency N, one line per backend/workload. */
+export function capacitySpec(points: readonly CapacityPoint[]): TopLevelSpec {
+  const values = points.map((p) => ({
+    series: p.workload ? `${p.backend} (${p.workload})` : p.backend,
+    concurrency: p.concurrency,
+    fraction: p.attempted > 0 ? p.validated / p.attempted : 0,
+    validated: p.validated,
+    attempted: p.attempted,
+  }));
+  return {
+    $schema: SCHEMA,
+    title: 'Density capacity: validated / attempted tasks by N',
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'concurrency', type: 'quantitative', title: 'concurrent tasks N', scale: { type: 'log', base: 2 } },
+      y: { field: 'fraction', type: 'quantitative', title: 'validated / attempted', scale: { domain: [0, 1] } },
+      color: { field: 'series', type: 'nominal', title: 'backend', scale: { scheme: 'tableau10' } },
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * `report.html` and `report.md` of a finished bundle. Reads the bundle only (journal, CSVs,
+ * environment); rendering is deterministic, so writing twice gives identical bytes.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUNDLE_FILES } from '../harness/bundle-layout.ts';
+import { readBundle, type Bundle } from './bundle/read-bundle.ts';
+import { MAX_PLOTTED_METRICS, renderPlots, reportPlotDefinitions, type RenderedPlot } from './plots/report-plots.ts';
+import { htmlDocument, type HtmlBlock } from './render/html.ts';
+import { mdDetails, mdTable } from './render/markdown.ts';
+import { buildReportModel, type ReportModel } from './render/report-model.ts';
+import { reportTables } from './render/tables.ts';
+
+function metaLine(model: ReportModel): string {
+  return [
+    `run ${model.runId}`,
+    `experiment ${model.experiment}`,
+    `arms ${model.arms.join(', ')}`,
+    `${model.blocks ?? '?'} blocks, ${model.warmups ?? '?'} warmup blocks`,
+    model.specSha ? `spec sha256 ${model.specSha}` : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+export function renderReportHtml(model: ReportModel, plots: readonly RenderedPlot[]): string {
+  const t = reportTables(model);
+  const blocks: HtmlBlock[] = [];
+  if (model.description) blocks.push({ kind: 'paragraph', text: model.description });
+  if (model.warnings.length > 0) blocks.push({ kind: 'list', items: model.warnings, className: 'warn' });
+  blocks.push({ kind: 'heading', text: 'Results' }, { kind: 'table', table: t.headline });
+  if (t.comparisons) blocks.push({ kind: 'table', table: t.comparisons });
+  blocks.push({ kind: 'table', table: t.failures });
+  if (t.density) blocks.push({ kind: 'table', table: t.density });
+  blocks.push({ kind: 'heading', text: 'Plots' });
+  for (const plot of plots) blocks.push({ kind: 'plot', plot });
+  if (model.metrics.length > MAX_PLOTTED_METRICS) blocks.push({ kind: 'paragraph', text: `Not plotted (over ${MAX_PLOTTED_METRICS} metrics): ${model.metrics.slice(MAX_PLOTTED_METRICS).join(', ')}` });
+  if (t.diagnostics) blocks.push({ kind: 'heading', text: 'Diagnostics' }, { kind: 'table', table: t.diagnostics });
+  blocks.push({
+    kind: 'details',
+    summary: 'Methods, controls and environment',
+    blocks: [{ kind: 'list', items: model.methods }, { kind: 'table', table: t.controls }, { kind: 'table', table: t.environment }],
+  });
+  return htmlDocument(model.title, metaLine(model), blocks);
+}
+
+export function renderReportMarkdown(model: ReportModel): string {
+  const t = reportTables(model);
+  const parts = [`## ${model.title}`, '', mdTable(t.headline), ''];
+  if (t.comparisons) parts.push(mdTable(t.comparisons), '');
+  parts.push(mdTable(t.failures), '');
+  if (t.density) parts.push(mdTable(t.density), '');
+  parts.push(`_${metaLine(model)}. Plots (ECDF, drift, comparison forest${t.density ? ', capacity' : ''}) are in report.html._`, '');
+  if (model.warnings.length > 0) parts.push('**Warnings**', '', ...model.warnings.map((w) => `- ${w}`), '');
+  const details = [
+    ...model.methods.map((m) => `- ${m}`),
+    '',
+    mdTable(t.controls),
+    '',
+    mdTable(t.environment),
+    ...(t.diagnostics ? ['', mdTable(t.diagnostics)] : []),
+  ].join('\n');
+  parts.push(mdDetails('Methods, controls and environment', details), '');
+  return parts.join('\n');
+}
+
+export async function renderBundleReport(bundle: Bundle): Promise<{ html: string; markdown: string }> {
+  const model = buildReportModel(bundle);
+  const plots = await renderPlots(reportPlotDefinitions(bundle, model));
+  return { html: renderReportHtml(model, plots), markdown: renderReportMarkdown(model) };
+}
+
+/** Writes report.html and report.md into the bundle directory. */
+export async function writeReport(bundleDir: string): Promise<{ html: string; markdown: string }> {
+  const { html, markdown } = await renderBundleReport(readBundle(bundleDir));
+  const htmlPath = join(bundleDir, BUNDLE_FILES.reportHtml);
+  const markdownPath = join(bundleDir, BUNDLE_FILES.reportMd);
+  writeFileSync(htmlPath, html);
+  writeFileSync(markdownPath, markdown);
+  return { html: htmlPath, markdown: markdownPath };
+}
