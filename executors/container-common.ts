@@ -1,0 +1,339 @@
+/**
+ * Everything Podman and Docker share: the engine handle, importing the task image tagged by its
+ * digest, the `run` argv, launching and removing named containers, pids of a container, the
+ * write-through workspace, and one Executor built from engine-specific hooks (probe/start/stop).
+ * podman.ts and docker.ts only say how to reach their engine.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { withLock } from '../harness/image/file-lock.ts';
+import type { TaskImage } from '../harness/image/task-image.ts';
+import { RUN_LABEL, type ResourceHandle } from '../harness/run/cleanup-registry.ts';
+import type {
+  BudgetPlacement,
+  CandidateFiles,
+  ExitInfo,
+  Executor,
+  OutputLine,
+  ProbeResult,
+  RunContext,
+  RunningTrial,
+  TaskCommand,
+  TrialContext,
+  TrialControls,
+  WorkspaceBinding,
+} from './executor.ts';
+import { SANDBOX_PATH } from './launch-prefix.ts';
+import { spawnTrial } from './spawn-trial.ts';
+import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
+
+export type EngineKind = 'podman' | 'docker';
+
+/** How to talk to one container engine. */
+export interface ContainerEngine {
+  kind: EngineKind;
+  /** Client binary (absolute path or name on PATH). */
+  cli: string;
+  /** Arguments before the subcommand (docker: `-H unix://...`). */
+  globalArgs: string[];
+  /** Extra environment for the client (docker: DOCKER_API_VERSION). */
+  env: Record<string, string>;
+}
+
+/** Label on imported task images. Images are shared across runs (keyed by digest), so they carry
+ *  this label instead of a run id and are never deleted per run; `sandbench clean` may remove them. */
+export const IMAGE_LABEL = 'sandbench.image';
+
+/** Rlimits passed explicitly: raising them is not permitted here (no CAP_SYS_RESOURCE, hard nofile
+ *  20000), so engine defaults fail with "error setting rlimit type 7" (backend-notes: Podman). */
+export const CONTAINER_ULIMITS = ['nofile=1024:1024', 'nproc=4096:4096'] as const;
+
+/** Seconds a stop may take before SIGKILL: 0, the trial is over when we remove a container. */
+const REMOVE_STOP_SECONDS = '0';
+
+export async function engineExec(engine: ContainerEngine, args: string[], timeoutMs = 120_000) {
+  return execa(engine.cli, [...engine.globalArgs, ...args], {
+    env: engine.env,
+    reject: false,
+    timeout: timeoutMs,
+    stdin: 'ignore',
+  });
+}
+
+export function taskImageTag(digest: string): string {
+  return `sandbench-task:${digest.replace(/^sha256:/, '').slice(0, 12)}`;
+}
+
+/** Container names allow [a-zA-Z0-9][a-zA-Z0-9_.-]; the run id prefix lets `sandbench clean` find them. */
+export function containerName(runId: string, trialId: string): string {
+  return `sandbench-${runId}-${trialId}`.replace(/[^a-zA-Z0-9_.-]/g, '-');
+}
+
+const layersSchema = z.array(z.string());
+
+/** First layer diffID of `tag`, or null when the image is absent. */
+async function importedLayer(engine: ContainerEngine, tag: string): Promise<string | null> {
+  const result = await engineExec(engine, ['image', 'inspect', '--format', '{{json .RootFS.Layers}}', tag]);
+  if (result.exitCode !== 0) return null;
+  const parsed = layersSchema.safeParse(JSON.parse(result.stdout.trim() || 'null'));
+  return parsed.success ? (parsed.data[0] ?? null) : null;
+}
+
+/**
+ * Import the image tar once per engine store, tagged by digest. The tar's sha256 equals the layer
+ * diffID after import (backend-notes: "Task root filesystem"), so a present tag whose first layer
+ * equals the digest is the same image and is reused.
+ */
+export async function ensureImportedImage(engine: ContainerEngine, image: TaskImage, lockDir: string, log: (m: string) => void): Promise<string> {
+  const tag = taskImageTag(image.digest);
+  if ((await importedLayer(engine, tag)) === image.digest) return tag;
+  return withLock(lockDir, async () => {
+    if ((await importedLayer(engine, tag)) === image.digest) return tag;
+    log(`${engine.kind}: importing task image ${image.digest} as ${tag}`);
+    const result = await engineExec(engine, ['import', '--change', `LABEL ${IMAGE_LABEL}=1`, image.tarPath, tag], 600_000);
+    if (result.exitCode !== 0) throw new Error(`${engine.kind} import failed: ${(result.stderr || result.stdout).trim()}`);
+    const layer = await importedLayer(engine, tag);
+    if (layer !== image.digest) throw new Error(`${engine.kind} import of ${image.tarPath}: layer ${layer} differs from image digest ${image.digest}`);
+    return tag;
+  });
+}
+
+export interface RunArgvInput {
+  kind: EngineKind;
+  name: string;
+  runId: string;
+  trialId: string;
+  imageTag: string;
+  workspaceHostPath: string;
+  task: TaskCommand;
+  controls: TrialControls;
+  budget: BudgetPlacement | null;
+}
+
+/** Global flags + `run ...` for one trial (pure, so the argv is unit-testable). */
+export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; runArgs: string[] } {
+  const globalArgs: string[] = [];
+  // Podman: the budget's path is a cgroupfs path (cgroup v1 here), so the manager must match.
+  if (input.kind === 'podman' && input.budget) globalArgs.push('--cgroup-manager', 'cgroupfs');
+  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...input.task.env };
+  const runArgs = [
+    'run',
+    // --rm keeps the normal path clean; killed trials are removed by name (see removeContainer).
+    '--rm',
+    '--name', input.name,
+    '--label', `${RUN_LABEL}=${input.runId}`,
+    '--label', `sandbench.trial_id=${input.trialId}`,
+    '--network', 'none',
+    '--pull', 'never',
+    // crun refuses cgroup v1 hybrid ("cgroups in hybrid mode not supported"); runc works.
+    ...(input.kind === 'podman' ? ['--runtime', 'runc'] : []),
+    ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]),
+    '--mount', `type=bind,source=${input.workspaceHostPath},target=/workspace`,
+    '--workdir', '/workspace',
+    ...Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+  ];
+  if (input.controls.cpus) runArgs.push('--cpuset-cpus', input.controls.cpus);
+  if (input.controls.memoryMiB !== null) {
+    // memory-swap = memory: the limit covers RAM+swap, i.e. no swap, like the density budget.
+    const limit = `${input.controls.memoryMiB}m`;
+    runArgs.push('--memory', limit, '--memory-swap', limit);
+  }
+  if (input.budget) runArgs.push('--cgroup-parent', input.budget.cgroupParent);
+  if (input.task.stdin === 'pipe') runArgs.push('--interactive');
+  runArgs.push(input.imageTag, ...input.task.argv);
+  return { globalArgs, runArgs };
+}
+
+/** Force-remove a container by name; absent is fine (idempotent). */
+export async function removeContainer(engine: ContainerEngine, name: string): Promise<void> {
+  const args = engine.kind === 'podman' ? ['rm', '--force', '--ignore', '--time', REMOVE_STOP_SECONDS, name] : ['rm', '--force', name];
+  const result = await engineExec(engine, args, 60_000);
+  if (result.exitCode !== 0 && !/no such container/i.test(result.stderr)) {
+    throw new Error(`${engine.kind} rm -f ${name} failed: ${result.stderr.trim()}`);
+  }
+}
+
+/** Names of containers (running or not) labelled with this run id. */
+export async function containersOfRun(engine: ContainerEngine, runId: string): Promise<string[]> {
+  const result = await engineExec(engine, ['ps', '--all', '--filter', `label=${RUN_LABEL}=${runId}`, '--format', '{{.Names}}']);
+  if (result.exitCode !== 0) throw new Error(`${engine.kind} ps failed: ${result.stderr.trim()}`);
+  return result.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
+}
+
+/** The engine's own start failures (exit 125 plus its error line), told apart from a task exiting 125. */
+export function classifyEngineExit(kind: EngineKind, info: ExitInfo, lines: readonly OutputLine[]): ExitInfo['infraFailure'] {
+  if (info.timedOut || info.exitCode !== 125) return undefined;
+  if (lines.some((line) => line.stream === 'stdout' && line.text.startsWith('REFERENCE_READY'))) return undefined;
+  const pattern = kind === 'podman' ? /^Error: / : /^docker: |^Error response from daemon/;
+  const errorLine = lines.find((line) => line.stream === 'stderr' && pattern.test(line.text));
+  return errorLine ? { category: 'setup_failed', reason: `${kind} run: ${errorLine.text}` } : undefined;
+}
+
+export interface ContainerPids {
+  /** Host pid of the container's init process; null when not running. */
+  init: number | null;
+  /** The per-container supervisor: conmon (Podman, inside a --cgroup-parent budget) or the
+   *  containerd shim (Docker, outside it). */
+  supervisor: number | null;
+  supervisorKind: 'conmon' | 'containerd-shim';
+}
+
+function parentPid(pid: number): number | null {
+  try {
+    const match = /^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+const positivePid = (text: string | undefined): number | null => {
+  const value = Number(text);
+  return Number.isInteger(value) && value > 0 ? value : null;
+};
+
+export async function containerPids(engine: ContainerEngine, name: string): Promise<ContainerPids> {
+  const format = engine.kind === 'podman' ? '{{.State.Pid}} {{.State.ConmonPid}}' : '{{.State.Pid}}';
+  const result = await engineExec(engine, ['inspect', '--format', format, name]);
+  const [initText, conmonText] = result.exitCode === 0 ? result.stdout.trim().split(/\s+/) : [];
+  const init = positivePid(initText);
+  if (engine.kind === 'podman') return { init, supervisor: positivePid(conmonText), supervisorKind: 'conmon' };
+  // Docker does not report the shim; the container's init is the shim's direct child.
+  return { init, supervisor: init === null ? null : parentPid(init), supervisorKind: 'containerd-shim' };
+}
+
+/** 'v1-hybrid' is where crun refuses to run (backend-notes: Podman). */
+export function cgroupMode(): 'v2' | 'v1-hybrid' | 'v1' {
+  const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').map((line) => line.split(' '));
+  const at = (path: string) => mounts.find((fields) => fields[1] === path)?.[2];
+  if (at('/sys/fs/cgroup') === 'cgroup2') return 'v2';
+  return at('/sys/fs/cgroup/unified') === 'cgroup2' ? 'v1-hybrid' : 'v1';
+}
+
+export async function firstLine(argv: string[]): Promise<string | null> {
+  const result = await execa(argv[0]!, argv.slice(1), { reject: false, timeout: 30_000 });
+  return result.exitCode === 0 ? (`${result.stdout}${result.stderr}`.trim().split('\n')[0] ?? null) : null;
+}
+
+/** What a backend adds to the shared container executor. */
+export interface EngineHooks {
+  backend: 'podman' | 'docker';
+  variant: string | null;
+  probe(): Promise<ProbeResult>;
+  /** Reach (or start) the engine for this run. */
+  start(run: RunContext): Promise<ContainerEngine>;
+  /** Release what start() started. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The Executor plus container-only extras the density engineer needs. */
+export interface ContainerExecutor extends Executor {
+  /** Container init and supervisor pids of a running trial (conmon / containerd shim). */
+  containerPids(trial: TrialContext): Promise<ContainerPids>;
+  /** The engine handle after prepare() (for diagnostics and tests). */
+  engine(): ContainerEngine | null;
+}
+
+interface LiveContainer {
+  name: string;
+  handle: ResourceHandle;
+}
+
+export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
+  let engine: ContainerEngine | null = null;
+  let imageTag: string | null = null;
+  let run: RunContext | null = null;
+  const live = new Map<string, LiveContainer>();
+  const workspaceOf = (trial: TrialContext) => join(trial.trialDir, 'workspace');
+  const ready = (): { engine: ContainerEngine; imageTag: string; run: RunContext } => {
+    if (!engine || !imageTag || !run) throw new Error(`${hooks.backend} executor: prepare() was not called`);
+    return { engine, imageTag, run };
+  };
+
+  const finish = async (trialId: string) => {
+    const container = live.get(trialId);
+    if (!container || !run) return;
+    live.delete(trialId);
+    await run.cleanup.release(container.handle);
+  };
+
+  return {
+    backend: hooks.backend,
+    variant: hooks.variant,
+    probe: () => hooks.probe(),
+    async prepare(context) {
+      run = context;
+      engine = await hooks.start(context);
+      const lockDir = join(context.stateDir, 'locks', `${hooks.backend}-import.lock`);
+      imageTag = await ensureImportedImage(engine, context.image, lockDir, context.log);
+    },
+    async stageWorkspace(trial): Promise<WorkspaceBinding> {
+      await copyWorkspace(trial.baselineWorkspace, workspaceOf(trial));
+      // A writable bind mount: the container writes through to this host copy. That is the
+      // published finding for Podman/Docker, so the binding does not claim staging.
+      return { hostPath: workspaceOf(trial), claimsStaging: false };
+    },
+    async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
+      const { engine: eng, imageTag: tag, run: ctx } = ready();
+      const name = containerName(ctx.runId, trial.trialId);
+      const remove = () => removeContainer(eng, name);
+      const handle = ctx.cleanup.register('container', `${eng.kind}:${name}`, remove);
+      live.set(trial.trialId, { name, handle });
+      const { globalArgs, runArgs } = containerRunArgv({
+        kind: eng.kind,
+        name,
+        runId: ctx.runId,
+        trialId: trial.trialId,
+        imageTag: tag,
+        workspaceHostPath: workspaceOf(trial),
+        task,
+        controls: trial.controls,
+        budget: trial.budget,
+      });
+      const base = spawnTrial({
+        argv: [eng.cli, ...eng.globalArgs, ...globalArgs, ...runArgs],
+        env: eng.env,
+        stdin: task.stdin,
+        timeoutMs: trial.timeoutMs,
+        // Signalling the client does not stop a container the engine already runs: remove it.
+        onKill: remove,
+        classifyExit: (info, lines) => classifyEngineExit(eng.kind, info, lines),
+      });
+      // A container created after the first removal (kill during startup) is removed once the client is gone.
+      const exit = base.exit.then(async (info) => {
+        if (info.timedOut || info.signal) await remove().catch(() => undefined);
+        return info;
+      });
+      return {
+        tSpawnNs: base.tSpawnNs,
+        lines: base.lines,
+        onLine: (listener) => base.onLine(listener),
+        writeStdin: (text) => base.writeStdin(text),
+        closeStdin: () => base.closeStdin(),
+        exit,
+        async kill(reason) {
+          await base.kill(reason);
+          await exit;
+        },
+        rootPids: () => base.rootPids(),
+      };
+    },
+    async collect(trial, binding): Promise<CandidateFiles> {
+      return {
+        changed: await diffWorkspaces(trial.baselineWorkspace, binding.hostPath),
+        read: async (relativePath) => readFile(join(binding.hostPath, relativePath)).catch(() => null),
+        facts: { workspace_copy: binding.hostPath, write_through: true },
+      };
+    },
+    finishTrial: (trial) => finish(trial.trialId),
+    async teardown() {
+      for (const trialId of [...live.keys()]) await finish(trialId);
+      await hooks.stop();
+    },
+    containerPids: (trial) => containerPids(ready().engine, containerName(ready().run.runId, trial.trialId)),
+    engine: () => engine,
+  };
+}

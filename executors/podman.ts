@@ -1,0 +1,92 @@
+/**
+ * `podman`: the task image imported into Podman's default store, one `podman run --rm` per trial
+ * with runc, no network and explicit rlimits (backend-notes: Podman). The workspace is a per-trial
+ * host copy bind-mounted writable: Podman writes through, which the results report as such.
+ */
+import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { z } from 'zod';
+import type { ProbeResult } from './executor.ts';
+import { cgroupMode, CONTAINER_ULIMITS, createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
+
+const PODMAN: ContainerEngine = { kind: 'podman', cli: 'podman', globalArgs: [], env: {} };
+
+const podmanInfoSchema = z.object({
+  host: z.object({
+    ociRuntime: z.object({ name: z.string(), version: z.string().optional() }),
+    conmon: z.object({ version: z.string().optional() }),
+    cgroupVersion: z.string(),
+    cgroupManager: z.string(),
+  }),
+  store: z.object({ graphRoot: z.string(), graphDriverName: z.string() }),
+  version: z.object({ Version: z.string() }),
+});
+
+/** Hard limit of one resource from /proc/self/limits (e.g. "Max open files"), as text. */
+function hardLimit(resource: string): string {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith(resource));
+  return line?.slice(resource.length).trim().split(/\s+/)[1] ?? 'unknown';
+}
+
+/** True when this process may raise rlimits (CAP_SYS_RESOURCE, capability bit 24). */
+function canRaiseRlimits(): boolean {
+  const capEff = /^CapEff:\s+([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return capEff !== undefined && (BigInt(`0x${capEff}`) & (1n << 24n)) !== 0n;
+}
+
+function rlimitFact(): string {
+  const passed = `--ulimit ${CONTAINER_ULIMITS.join(' --ulimit ')}`;
+  if (canRaiseRlimits()) return `${passed} (the same limits on every container backend)`;
+  return `no CAP_SYS_RESOURCE, hard nofile ${hardLimit('Max open files')}: engine default rlimits cannot be set here ("error setting rlimit type 7"), so ${passed} is passed`;
+}
+
+async function probePodman(): Promise<ProbeResult> {
+  const version = await firstLine(['podman', '--version']);
+  if (!version) {
+    return { backend: 'podman', available: false, version: null, details: {}, reason: 'podman is not installed', fix: 'apt-get install podman runc' };
+  }
+  const runc = await firstLine(['runc', '--version']);
+  const crun = await firstLine(['crun', '--version']);
+  const mode = cgroupMode();
+  const details: Record<string, string> = {
+    runc: runc ?? 'not installed',
+    crun: crun ?? 'not installed',
+    cgroup_mode: mode,
+    runtime_used: 'runc (--runtime runc)',
+    rlimits: rlimitFact(),
+  };
+  const infoResult = await execa('podman', ['info', '--format', 'json'], { reject: false, timeout: 60_000 });
+  if (infoResult.exitCode !== 0) {
+    return { backend: 'podman', available: false, version, details, reason: `podman info failed: ${infoResult.stderr.trim().split('\n')[0]}`, fix: 'run `podman info` and fix its storage/runtime configuration' };
+  }
+  const info = podmanInfoSchema.parse(JSON.parse(infoResult.stdout));
+  details.conmon = info.host.conmon.version ?? 'unknown';
+  details.default_runtime = info.host.ociRuntime.name;
+  details.cgroup_manager = info.host.cgroupManager;
+  details.storage = `${info.store.graphDriverName} at ${info.store.graphRoot}`;
+  if (info.host.ociRuntime.name === 'crun' && mode === 'v1-hybrid') {
+    details.runtime_note = 'default runtime crun refuses cgroup v1 hybrid ("cgroups in hybrid mode not supported"); --runtime runc is used';
+  }
+  if (!runc) {
+    return {
+      backend: 'podman',
+      available: false,
+      version,
+      details,
+      reason: mode === 'v1-hybrid' ? 'runc is missing and crun refuses cgroup v1 hybrid mode' : 'runc is missing (the adapter runs --runtime runc on every host for comparability)',
+      fix: 'apt-get install runc',
+    };
+  }
+  return { backend: 'podman', available: true, version: `podman ${info.version.Version}`, details };
+}
+
+export function createPodmanExecutor(variant: string | null = null): ContainerExecutor {
+  return createContainerExecutor({
+    backend: 'podman',
+    variant,
+    probe: probePodman,
+    // Podman is daemonless: nothing to start or stop.
+    start: async () => PODMAN,
+    stop: async () => undefined,
+  });
+}

@@ -1,0 +1,70 @@
+/** The podman executor against real Podman (runc, cgroup v1 hybrid here): container-specific behaviour. */
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL, type ContainerExecutor } from '../../executors/container-common.ts';
+import { createPodmanExecutor } from '../../executors/podman.ts';
+import { containerCases, disposeRun, makeRun, type TestRun } from './container-harness.ts';
+
+const probe = await createPodmanExecutor().probe();
+
+describe.skipIf(!probe.available)('podman executor', () => {
+  let executor: ContainerExecutor;
+  let test: TestRun;
+
+  beforeAll(async () => {
+    test = await makeRun('pod');
+    executor = createPodmanExecutor();
+    await executor.prepare(test.run);
+  }, 300_000);
+
+  afterAll(async () => {
+    await executor?.teardown();
+    expect(await test.run.cleanup.releaseAll()).toEqual([]);
+    disposeRun(test);
+  }, 120_000);
+
+  it('probe records podman, runc, conmon and the cgroup mode', () => {
+    expect(probe.version).toMatch(/^podman \d+\.\d+/);
+    expect(probe.details.runc).toMatch(/^runc version/);
+    expect(probe.details.conmon).toMatch(/conmon version/);
+    expect(probe.details.cgroup_mode).toMatch(/^(v2|v1-hybrid|v1)$/);
+    expect(probe.details.rlimits).toContain('--ulimit nofile=1024:1024');
+  });
+
+  it('imports the task image once, tagged and labelled by digest', async () => {
+    const tag = taskImageTag(test.run.image.digest);
+    const inspect = await execa('podman', ['image', 'inspect', '--format', `{{index .RootFS.Layers 0}} {{index .Labels "${IMAGE_LABEL}"}}`, tag]);
+    expect(inspect.stdout.trim()).toBe(`${test.run.image.digest} 1`);
+    // A second prepare finds the same digest and does not import again (the image id stays).
+    const before = (await execa('podman', ['image', 'inspect', '--format', '{{.Id}}', tag])).stdout;
+    const again = createPodmanExecutor();
+    await again.prepare(test.run);
+    expect((await execa('podman', ['image', 'inspect', '--format', '{{.Id}}', tag])).stdout).toBe(before);
+    await again.teardown();
+  }, 120_000);
+
+  it('builds the run argv with runc, no network, no pull, explicit rlimits and the cgroupfs manager for budgets', () => {
+    const { globalArgs, runArgs } = containerRunArgv({
+      kind: 'podman',
+      name: 'sandbench-r-t',
+      runId: 'r',
+      trialId: 't',
+      imageTag: 'sandbench-task:abc',
+      workspaceHostPath: '/w',
+      task: { argv: ['true'], env: {}, stdin: 'none' },
+      controls: { cpus: null, memoryMiB: null },
+      budget: { enterArgv: [], cgroupParent: '/sandbench-r-b', cgroupVersion: 1 },
+    });
+    expect(globalArgs).toEqual(['--cgroup-manager', 'cgroupfs']);
+    expect(runArgs.join(' ')).toContain('--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=4096:4096');
+    expect(runArgs.join(' ')).toContain('--network none --pull never');
+    expect(runArgs.join(' ')).toContain('--cgroup-parent /sandbench-r-b');
+    expect(runArgs).not.toContain('--interactive');
+  });
+
+  containerCases(() => executor, () => test);
+
+  it('leaves no container of the run behind', async () => {
+    expect(await containersOfRun(executor.engine()!, test.run.runId)).toEqual([]);
+  });
+});
