@@ -2,12 +2,16 @@
 import type { BackendName, Executor } from './executor.ts';
 import { createHostExecutor } from './host.ts';
 import { createStagedExecutor } from './staged.ts';
+import { createPodmanExecutor } from './podman.ts';
+import { createDockerExecutor } from './docker.ts';
 
 export type ExecutorFactory = (variant: string | null) => Executor;
 
 export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> = {
   host: createHostExecutor,
   staged: createStagedExecutor,
+  podman: createPodmanExecutor,
+  docker: (variant) => createDockerExecutor(variant),
 };
 
 export function createExecutor(backend: BackendName, variant: string | null): Executor | null {
