@@ -1,0 +1,31 @@
+/**
+ * The generic `command` kind: "hyperfine for sandboxes". The user gives task.argv (and optionally a
+ * ready marker line); sandbench times it on every backend with the same plan, controls and statistics.
+ * A trial is valid when the command exits 0 (and prints the ready marker exactly once, when one is given).
+ */
+import { cpSync, existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { UserError } from '../../harness/cli/user-error.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
+import { createTrialExperiment, type TaskKind } from '../trial-experiment.ts';
+
+export function resolveWorkspaceFixture(path: string): string {
+  const absolute = isAbsolute(path) ? path : join(PROJECT_ROOT, path);
+  if (!existsSync(absolute)) throw new UserError(`task.workspace: ${path} does not exist (give a directory, relative to the project root or absolute)`);
+  return absolute;
+}
+
+export const commandKind: TaskKind = {
+  kind: 'command',
+  async prepareBaseline(spec, dir) {
+    if (spec.task.workspace) cpSync(resolveWorkspaceFixture(spec.task.workspace), dir, { recursive: true });
+  },
+  task: (spec) => ({ argv: spec.task.argv ?? [], env: spec.task.env, stdin: 'none' }),
+  readyMarker: (spec) => spec.task.ready_marker ?? null,
+  requiresResult: () => false,
+  async check() {
+    return { validity: {} };
+  },
+};
+
+export const commandExperiment = createTrialExperiment(commandKind);

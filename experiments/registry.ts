@@ -1,0 +1,10 @@
+/** Experiment kind → implementation. One line per kind. */
+import type { ExperimentKind } from '../harness/spec/schema.ts';
+import type { Experiment } from './experiment.ts';
+import { commandExperiment } from './command/command-kind.ts';
+import { shellReadyExperiment } from './shell-ready/shell-ready-kind.ts';
+
+export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
+  'shell-ready': shellReadyExperiment,
+  command: commandExperiment,
+};

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { BACKENDS, type BackendName } from '../../../executors/executor.ts';
+import { createExecutor } from '../../../executors/registry.ts';
+import { collectHostFacts } from '../../provenance/host-facts.ts';
+
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description('One line per backend: available or not, version, and the reason and fix when not')
+    .option('--json', 'print the probe results as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const host = await collectHostFacts();
+      const probes = [];
+      for (const backend of BACKENDS.filter((b) => b !== 'fake') as BackendName[]) {
+        const executor = createExecutor(backend, null);
+        probes.push(
+          executor
+            ? await executor.probe().catch((error: unknown) => ({ backend, available: false, version: null, details: {}, reason: `probe crashed: ${error}` }))
+            : { backend, available: false, version: null, details: {}, reason: 'no adapter in this build' },
+        );
+      }
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ host, backends: probes }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`host: ${host.cpu_model}, ${host.cores} cores, kernel ${host.kernel}, cgroup ${host.cgroup}, ${host.kvm ? 'KVM' : 'no KVM (VMs run under TCG)'}\n`);
+      for (const probe of probes) {
+        const details = Object.entries(probe.details).map(([key, value]) => `${key}=${value}`).join(' ');
+        const line = probe.available
+          ? `ok    ${probe.backend.padEnd(13)} ${probe.version ?? ''}${details ? `  ${details}` : ''}`
+          : `--    ${probe.backend.padEnd(13)} unavailable: ${probe.reason ?? 'unknown'}${'fix' in probe && probe.fix ? ` — fix: ${probe.fix}` : ''}`;
+        process.stdout.write(`${line}\n`);
+      }
+    });
+}

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runSpec } from '../../run/run-spec.ts';
+import { commaList, intList, nonNegativeInt, positiveInt } from '../parse-options.ts';
+import { BUNDLE_FILES } from '../../bundle-layout.ts';
+import { formatSummaryTable } from '../summary-table.ts';
+
+interface RunFlags {
+  arms?: string[];
+  trials?: number;
+  warmups?: number;
+  seed?: number;
+  concurrency?: number[];
+  batches?: number;
+  out?: string;
+  resume?: string;
+  dockerHost?: string;
+  requireAll?: boolean;
+}
+
+const EXIT_ON_SIGNAL: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run an experiment spec: seeded interleaved trials on real backends → a verifiable bundle')
+    .argument('[spec]', 'experiment spec (YAML), e.g. experiments/specs/quick.yaml')
+    .option('--arms <list>', 'only these arms (backend or backend:variant), comma-separated', commaList('--arms'))
+    .option('--trials <n>', 'formal trials (blocks) per arm', positiveInt('--trials'))
+    .option('--warmups <n>', 'warmup blocks per arm (kept in the journal, excluded from statistics)', nonNegativeInt('--warmups'))
+    .option('--seed <n>', 'seed of the schedule and of every bootstrap', nonNegativeInt('--seed'))
+    .option('--concurrency <list>', 'density: concurrency levels, e.g. 8,16', intList('--concurrency'))
+    .option('--batches <n>', 'density: fresh batches per cell', positiveInt('--batches'))
+    .option('--out <dir>', 'bundle directory (default runs/<run-id>)')
+    .option('--resume <bundle>', 'continue a run that was killed, re-running the trial that was in flight')
+    .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
+    .option('--require-all', 'fail instead of skipping arms whose backend is unavailable')
+    .action(async (specPath: string | undefined, flags: RunFlags) => {
+      const log = (message: string) => process.stderr.write(`sandbench: ${message}\n`);
+      const result = await runSpec({
+        specPath,
+        overrides: pick(flags),
+        out: flags.out,
+        resume: flags.resume,
+        dockerHost: flags.dockerHost,
+        requireAll: Boolean(flags.requireAll),
+        log,
+      });
+      const summaryPath = join(result.bundleDir, BUNDLE_FILES.summary);
+      if (existsSync(summaryPath)) process.stdout.write(`${formatSummaryTable(readFileSync(summaryPath, 'utf8'))}\n`);
+      process.stdout.write(`bundle: ${result.bundleDir}\n`);
+      if (result.interruptedBy) process.exitCode = EXIT_ON_SIGNAL[result.interruptedBy] ?? 1;
+    });
+}
+
+function pick(flags: RunFlags) {
+  const overrides: Record<string, unknown> = {};
+  for (const key of ['arms', 'trials', 'warmups', 'seed', 'concurrency', 'batches'] as const) if (flags[key] !== undefined) overrides[key] = flags[key];
+  return overrides;
+}

@@ -1,0 +1,28 @@
+/** Strict parsers for CLI option values: bad input is a UserError naming the option and the fix. */
+import { UserError } from './user-error.ts';
+
+export function positiveInt(option: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) <= 0) throw new UserError(`${option} ${value}: expected a positive whole number`);
+    return Number(value);
+  };
+}
+
+export function nonNegativeInt(option: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new UserError(`${option} ${value}: expected a whole number ≥ 0`);
+    return Number(value);
+  };
+}
+
+export function commaList(option: string) {
+  return (value: string): string[] => {
+    const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+    if (items.length === 0) throw new UserError(`${option}: expected a comma-separated list, e.g. host,staged`);
+    return items;
+  };
+}
+
+export function intList(option: string) {
+  return (value: string): number[] => commaList(option)(value).map((item) => positiveInt(option)(item));
+}

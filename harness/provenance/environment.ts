@@ -1,0 +1,52 @@
+/**
+ * environment.json: the machine, the tools and the image a run used. `compare` and `gate` refuse to
+ * compare bundles whose fingerprints differ on the keys in `fingerprint`.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUNDLE_FILES } from '../bundle-layout.ts';
+import type { TaskImage } from '../image/task-image.ts';
+import type { ProbeResult } from '../../executors/executor.ts';
+import { collectHostFacts, harnessRevision, type HostFacts } from './host-facts.ts';
+
+export interface EnvironmentRecord {
+  schema_version: 1;
+  host: HostFacts;
+  accelerator: 'kvm' | 'tcg';
+  harness: { commit: string | null; dirty: boolean | null; node: string };
+  image: { digest: string; suite: string; packages: string[]; mirror: string; source_date_epoch: number };
+  backends: Record<string, { available: boolean; version: string | null; details: Record<string, string>; image_digest: string }>;
+  /** The keys compare/gate check for comparability. */
+  fingerprint: { cpu_model: string; kernel: string; cores: number; image_digest: string; backend_versions: Record<string, string | null>; accelerator: string };
+}
+
+export async function buildEnvironment(image: TaskImage, probes: ProbeResult[]): Promise<EnvironmentRecord> {
+  const host = await collectHostFacts();
+  const revision = await harnessRevision();
+  const accelerator = host.kvm ? 'kvm' : 'tcg';
+  const backends = Object.fromEntries(
+    probes.map((probe) => [probe.backend, { available: probe.available, version: probe.version, details: probe.details, image_digest: image.digest }]),
+  );
+  return {
+    schema_version: 1,
+    host,
+    accelerator,
+    harness: { commit: revision.commit, dirty: revision.dirty, node: process.version },
+    image: { digest: image.digest, suite: image.inputs.suite, packages: image.inputs.packages, mirror: image.inputs.mirror, source_date_epoch: image.inputs.sourceDateEpoch },
+    backends,
+    fingerprint: {
+      cpu_model: host.cpu_model,
+      kernel: host.kernel,
+      cores: host.cores,
+      image_digest: image.digest,
+      backend_versions: Object.fromEntries(probes.map((probe) => [probe.backend, probe.version])),
+      accelerator,
+    },
+  };
+}
+
+export async function writeEnvironment(bundleDir: string, image: TaskImage, probes: ProbeResult[]): Promise<EnvironmentRecord> {
+  const environment = await buildEnvironment(image, probes);
+  writeFileSync(join(bundleDir, BUNDLE_FILES.environment), `${JSON.stringify(environment, null, 2)}\n`);
+  return environment;
+}

@@ -1,0 +1,186 @@
+/**
+ * `sandbench run`: spec → plan → trials → journal → analysis → report → manifest.
+ * Each finished trial is fsynced to the journal before the next starts; SIGINT/SIGTERM kill the
+ * trial in flight, release every registered resource, finalize what was recorded and exit 130/143.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UserError } from '../cli/user-error.ts';
+import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { ensureTaskImage } from '../image/ensure-image.ts';
+import { JournalWriter, readJournal } from '../journal/journal.ts';
+import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
+import { serializePlan, type Plan } from '../plan/plan.ts';
+import { loadSpec } from '../spec/load-spec.ts';
+import { applyOverrides, specSha256, type ResolvedSpec, type SpecOverrides } from '../spec/resolve-spec.ts';
+import { stateDir } from '../state-dir.ts';
+import { EXPERIMENTS } from '../../experiments/registry.ts';
+import type { Experiment, ExperimentContext } from '../../experiments/experiment.ts';
+import type { RunContext } from '../../executors/executor.ts';
+import { CleanupRegistry } from './cleanup-registry.ts';
+import { bundleExists, newRunId, prepareBundleDir } from './bundle-dir.ts';
+import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-set.ts';
+import { finalizeBundle } from './finalize-bundle.ts';
+import { clearInflight, markInflight, readInflight, recordInterruption } from './interruptions.ts';
+import { createProgress } from './progress.ts';
+import { writeEnvironment } from '../provenance/environment.ts';
+import type { Spec } from '../spec/schema.ts';
+
+export interface RunRequest {
+  specPath?: string;
+  overrides: SpecOverrides;
+  out?: string;
+  resume?: string;
+  dockerHost?: string;
+  requireAll: boolean;
+  log: (message: string) => void;
+}
+
+export interface RunResult {
+  bundleDir: string;
+  interruptedBy: NodeJS.Signals | null;
+  records: TrialRecord[];
+}
+
+function experimentFor(spec: Spec): Experiment {
+  const experiment = EXPERIMENTS[spec.experiment];
+  if (!experiment) throw new UserError(`experiment: the "${spec.experiment}" kind is not available in this build`);
+  return experiment;
+}
+
+/** Drop arms whose backend is unavailable (recorded), or refuse with --require-all. */
+function keepAvailableArms(spec: Spec, availability: ArmAvailability[], requireAll: boolean): { spec: Spec; skipped: ResolvedSpec['skipped_arms'] } {
+  const missing = availability.filter((entry) => !entry.probe.available);
+  const skipped = missing.map((entry) => ({ arm: armLabel(entry.arm), reason: `${entry.probe.reason ?? 'unavailable'}${entry.probe.fix ? ` (fix: ${entry.probe.fix})` : ''}` }));
+  if (skipped.length > 0 && requireAll) {
+    throw new UserError(`arms: ${skipped.map((s) => `${s.arm}: ${s.reason}`).join('; ')} — install the backend or drop --require-all`);
+  }
+  const skippedLabels = new Set(skipped.map((s) => s.arm));
+  const arms = spec.arms.filter((arm) => !skippedLabels.has(arm.variant ? `${arm.backend}:${arm.variant}` : arm.backend));
+  if (arms.length === 0) throw new UserError(`arms: no arm is available here (${skipped.map((s) => `${s.arm}: ${s.reason}`).join('; ')})`);
+  return { spec: { ...spec, arms }, skipped };
+}
+
+interface StartedRun {
+  bundleDir: string;
+  resolved: ResolvedSpec;
+  plan: Plan;
+  experiment: Experiment;
+  availability: ArmAvailability[];
+  resumed: boolean;
+}
+
+async function startFresh(request: RunRequest): Promise<StartedRun> {
+  if (!request.specPath) throw new UserError('run: give a spec file (or --resume <bundle>)');
+  const loaded = loadSpec(request.specPath);
+  const overridden = applyOverrides(request.specPath, loaded.spec, request.overrides);
+  const experiment = experimentFor(overridden);
+  const availability = await probeArms(experiment.executorArms(overridden));
+  const { spec, skipped } = keepAvailableArms(overridden, availability, request.requireAll);
+  for (const entry of skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
+  const runId = newRunId(spec.name);
+  const bundleDir = resolve(request.out ?? join('runs', runId));
+  prepareBundleDir(bundleDir, { allowExisting: false });
+  const resolved: ResolvedSpec = { run_id: runId, spec_path: request.specPath, spec_sha256: specSha256(loaded.source), overrides: request.overrides, skipped_arms: skipped, spec };
+  const plan = experiment.plan(spec);
+  writeFileSync(join(bundleDir, BUNDLE_FILES.spec), loaded.source);
+  writeFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), `${JSON.stringify(resolved, null, 2)}\n`);
+  writeFileSync(join(bundleDir, BUNDLE_FILES.plan), serializePlan(plan));
+  return { bundleDir, resolved, plan, experiment, availability: availability.filter((a) => a.probe.available), resumed: false };
+}
+
+async function startResume(request: RunRequest): Promise<StartedRun> {
+  const bundleDir = resolve(request.resume!);
+  if (!bundleExists(bundleDir)) throw new UserError(`--resume ${bundleDir}: not a sandbench bundle (no plan.json / resolved-spec.json)`);
+  const resolved = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), 'utf8')) as ResolvedSpec;
+  const plan = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
+  const experiment = experimentFor(resolved.spec);
+  const availability = await probeArms(experiment.executorArms(resolved.spec));
+  const missing = availability.filter((a) => !a.probe.available);
+  if (missing.length > 0) throw new UserError(`--resume: arm ${armLabel(missing[0]!.arm)} is no longer available (${missing[0]!.probe.reason})`);
+  return { bundleDir, resolved, plan, experiment, availability, resumed: true };
+}
+
+function installSignalHandlers(onSignal: (signal: NodeJS.Signals) => void): () => void {
+  const handler = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+export async function runSpec(request: RunRequest): Promise<RunResult> {
+  const started = request.resume ? await startResume(request) : await startFresh(request);
+  const { bundleDir, resolved, plan, experiment } = started;
+  const journalPath = join(bundleDir, BUNDLE_FILES.journal);
+  const existing = readJournal(journalPath);
+  if (existing.tornTail) request.log(`warning: ${existing.tornTail}`);
+  if (existing.tornTail) repairTornJournal(journalPath, existing.records);
+  const inflight = readInflight(bundleDir);
+  if (inflight) {
+    recordInterruption(bundleDir, { trial_id: inflight, reason: 'harness stopped mid-trial (found on resume); re-run', detected: 'resume' });
+    clearInflight(bundleDir);
+  }
+  const done = new Set(existing.records.map((record) => record.trial_id));
+  const cleanup = new CleanupRegistry(resolved.run_id);
+  const image = await ensureTaskImage(stateDir(), resolved.spec.image, request.log);
+  const run: RunContext = { runId: resolved.run_id, image, stateDir: stateDir(), cleanup, log: request.log, options: { dockerHost: request.dockerHost ?? process.env.DOCKER_HOST } };
+  await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe));
+
+  let interruptedBy: NodeJS.Signals | null = null;
+  let inFlight = false;
+  const removeHandlers = installSignalHandlers((signal) => {
+    if (interruptedBy) return;
+    interruptedBy = signal;
+    request.log(`${signal}: stopping — killing the trial in flight and releasing resources`);
+    if (inFlight) void cleanup.releaseAll();
+  });
+
+  const executors = await PreparedExecutors.prepare(started.availability, run);
+  const ctx: ExperimentContext = { run, spec: resolved.spec, bundleDir, executorFor: (arm) => executors.get(arm) };
+  const journal = new JournalWriter(journalPath);
+  const records = [...existing.records];
+  const pending = plan.trials.filter((trial) => !done.has(trial.trial_id));
+  const progress = createProgress(plan.trials.length, plan.trials.length - pending.length);
+  try {
+    if (!interruptedBy) await experiment.prepare(ctx);
+    for (const planned of pending) {
+      if (interruptedBy) break;
+      markInflight(bundleDir, planned.trial_id);
+      inFlight = true;
+      const record = await experiment.runTrial(planned, ctx);
+      inFlight = false;
+      if (interruptedBy) {
+        recordInterruption(bundleDir, { trial_id: planned.trial_id, reason: `interrupted by ${interruptedBy}`, detected: 'signal' });
+        clearInflight(bundleDir);
+        break;
+      }
+      journal.append(record);
+      clearInflight(bundleDir);
+      records.push(record);
+      progress.trialDone(record);
+    }
+  } finally {
+    progress.stop();
+    journal.close();
+    await experiment.teardown(ctx).catch((error: unknown) => request.log(`experiment teardown failed: ${error}`));
+    await executors.teardownAll();
+    const leftovers = await cleanup.releaseAll();
+    for (const failure of leftovers) request.log(`cleanup of ${failure.handle.kind} ${failure.handle.name} failed: ${failure.error}`);
+    removeHandlers();
+  }
+  const complete = !interruptedBy && records.length >= plan.trials.length;
+  await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log });
+  return { bundleDir, interruptedBy, records };
+}
+
+/** Rewrite the journal without its torn last line, so the next append starts on a clean line. */
+function repairTornJournal(path: string, records: TrialRecord[]): void {
+  writeFileSync(path, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+}
+
+export function journalExists(bundleDir: string): boolean {
+  return existsSync(join(bundleDir, BUNDLE_FILES.journal));
+}
