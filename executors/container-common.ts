@@ -4,9 +4,9 @@
  * write-through workspace, and one Executor built from engine-specific hooks (probe/start/stop).
  * podman.ts and docker.ts only say how to reach their engine.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { withLock } from '../harness/image/file-lock.ts';
@@ -90,6 +90,7 @@ async function importedLayer(engine: ContainerEngine, tag: string): Promise<stri
 export async function ensureImportedImage(engine: ContainerEngine, image: TaskImage, lockDir: string, log: (m: string) => void): Promise<string> {
   const tag = taskImageTag(image.digest);
   if ((await importedLayer(engine, tag)) === image.digest) return tag;
+  mkdirSync(dirname(lockDir), { recursive: true });
   return withLock(lockDir, async () => {
     if ((await importedLayer(engine, tag)) === image.digest) return tag;
     log(`${engine.kind}: importing task image ${image.digest} as ${tag}`);

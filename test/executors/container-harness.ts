@@ -133,10 +133,18 @@ export function containerCases(getExecutor: () => ContainerExecutor, getRun: () 
     expect(outcome.stderr).toContain('oops');
   });
 
-  it('reports a missing command as the engine error, not as a hang', async () => {
+  it('a missing command exits non-zero promptly (the task failed, not the engine)', async () => {
     const outcome = await runTrial(getExecutor(), makeTrial(getRun()), { argv: ['/no/such/binary'], env: {}, stdin: 'none' });
-    expect(outcome.exit.exitCode).not.toBe(0);
+    expect(outcome.exit.exitCode).toBe(127);
     expect(outcome.exit.timedOut).toBe(false);
+    expect(outcome.exit.infraFailure).toBeUndefined();
+  });
+
+  it('an engine refusal (impossible cpuset) is a setup failure, not a task failure', async () => {
+    const outcome = await runTrial(getExecutor(), makeTrial(getRun(), { controls: { cpus: '63', memoryMiB: null } }), sh('echo REFERENCE_READY'));
+    expect(outcome.exit.exitCode).toBe(125);
+    expect(outcome.exit.infraFailure).toMatchObject({ category: 'setup_failed' });
+    expect(outcome.exit.infraFailure?.reason).toMatch(/cpuset|cpus/i);
   });
 
   it('delivers stdin (barrier GO) to the task', async () => {

@@ -1,0 +1,89 @@
+/** The docker executor against a real engine: a private harness dockerd unless DOCKER_HOST is set. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containersOfRun, IMAGE_LABEL, taskImageTag } from '../../executors/container-common.ts';
+import { createDockerExecutor, dockerCli, type DockerExecutor } from '../../executors/docker.ts';
+import { dockerdPaths, engineAnswers, startedByFile } from '../../executors/dockerd-manager.ts';
+import { containerCases, disposeRun, makeRun, type TestRun } from './container-harness.ts';
+
+const probe = await createDockerExecutor().probe();
+const external = Boolean(process.env.DOCKER_HOST);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!probe.available)('docker executor', () => {
+  let executor: DockerExecutor;
+  let test: TestRun;
+
+  beforeAll(async () => {
+    test = await makeRun('dock');
+    executor = createDockerExecutor();
+    await executor.prepare(test.run);
+  }, 300_000);
+
+  afterAll(async () => {
+    await executor?.teardown();
+    disposeRun(test);
+  }, 120_000);
+
+  it('probe records client, daemon and containerd versions, or how the daemon will be started', () => {
+    expect(probe.version).toMatch(/\d+\.\d+/);
+    expect(probe.details.engine).toBeTruthy();
+  });
+
+  it('runs on the private dockerd (own data root, socket under $SANDBENCH_HOME) unless DOCKER_HOST is given', async () => {
+    const lease = executor.dockerdLease();
+    if (external) {
+      expect(lease).toBeNull();
+      return;
+    }
+    expect(lease).not.toBeNull();
+    const paths = dockerdPaths(test.run.stateDir);
+    expect(lease!.host).toBe(paths.host);
+    expect(paths.socket.length).toBeLessThan(108);
+    expect(await engineAnswers(dockerCli(), paths.host)).toBe(true);
+    const pid = Number(readFileSync(paths.pidFile, 'utf8'));
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--data-root', paths.dataRoot, '--iptables=false', '--bridge=none']));
+    expect(test.run.cleanup.pending().map((handle) => handle.kind)).toContain('daemon');
+    if (lease!.startedHere) expect(existsSync(startedByFile(paths, test.run.runId))).toBe(true);
+  });
+
+  it('imports the task image tagged and labelled by digest', async () => {
+    const engine = executor.engine()!;
+    const tag = taskImageTag(test.run.image.digest);
+    const inspect = await execa(engine.cli, [...engine.globalArgs, 'image', 'inspect', '--format', `{{index .RootFS.Layers 0}} {{index .Config.Labels "${IMAGE_LABEL}"}}`, tag]);
+    expect(inspect.stdout.trim()).toBe(`${test.run.image.digest} 1`);
+  });
+
+  containerCases(() => executor, () => test);
+
+  it('leaves no container of the run behind', async () => {
+    expect(await containersOfRun(executor.engine()!, test.run.runId)).toEqual([]);
+  });
+
+  it.skipIf(external)('teardown stops the private dockerd unless another live run still holds it', async () => {
+    const paths = dockerdPaths(test.run.stateDir);
+    const pid = Number(readFileSync(paths.pidFile, 'utf8'));
+    await executor.teardown();
+    const otherHolders = existsSync(paths.leasesDir) ? readdirSync(paths.leasesDir) : [];
+    expect(otherHolders.some((name) => name.startsWith(`${test.run.runId}.`))).toBe(false);
+    if (otherHolders.length === 0) {
+      expect(isAlive(pid)).toBe(false);
+      expect(await engineAnswers(dockerCli(), paths.host, 3_000)).toBe(false);
+      expect(readdirSync(paths.base).filter((name) => name.startsWith('dockerd-sandbench-'))).toEqual([]);
+      expect(existsSync(join(paths.base, 'dockerd.pid'))).toBe(false);
+    } else {
+      expect(await engineAnswers(dockerCli(), paths.host)).toBe(true);
+    }
+    expect(test.run.cleanup.pending()).toEqual([]);
+  }, 60_000);
+});
