@@ -1,0 +1,85 @@
+/**
+ * Test scaffolding shared by the conformance and integration suites: a real RunContext on the real
+ * task image, a baseline workspace, and stage → launch → exit → collect like the run loop.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
+import { ImageSpecSchema } from '../../harness/spec/schema.ts';
+import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
+import { stateDir } from '../../harness/state-dir.ts';
+import type { CandidateFiles, Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../executors/executor.ts';
+
+export interface TestRun {
+  run: RunContext;
+  root: string;
+  baseline: string;
+  dispose(): Promise<void>;
+}
+
+export async function makeTestRun(label: string): Promise<TestRun> {
+  const runId = `t${label}${randomBytes(3).toString('hex')}`;
+  const image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}));
+  const root = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
+  const baseline = join(root, 'baseline');
+  mkdirSync(join(baseline, 'sub'), { recursive: true });
+  writeFileSync(join(baseline, 'a.txt'), 'hello\n');
+  writeFileSync(join(baseline, 'sub', 'b.txt'), 'nested\n');
+  const cleanup = new CleanupRegistry(runId);
+  const run: RunContext = { runId, image, stateDir: stateDir(), cleanup, log: () => undefined, options: {} };
+  return {
+    run,
+    root,
+    baseline,
+    async dispose() {
+      await cleanup.releaseAll();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+let trialCounter = 0;
+export function makeTrial(test: TestRun, overrides: Partial<TrialContext> = {}): TrialContext {
+  const trialId = `c${++trialCounter}`;
+  const trialDir = join(test.root, trialId);
+  mkdirSync(trialDir, { recursive: true });
+  return { run: test.run, trialId, baselineWorkspace: test.baseline, trialDir, timeoutMs: 60_000, controls: { cpus: null, memoryMiB: null }, budget: null, ...overrides };
+}
+
+export const sh = (script: string, stdin: TaskCommand['stdin'] = 'none'): TaskCommand => ({ argv: ['/bin/sh', '-c', script], env: {}, stdin });
+
+export interface TrialOutcome {
+  binding: WorkspaceBinding;
+  running: RunningTrial;
+  exit: ExitInfo;
+  stdout: string[];
+  stderr: string[];
+  candidates: CandidateFiles;
+}
+
+export async function runOne(executor: Executor, trial: TrialContext, task: TaskCommand, during?: (running: RunningTrial) => Promise<void>): Promise<TrialOutcome> {
+  const binding = await executor.stageWorkspace(trial);
+  const running = await executor.launch(trial, task);
+  try {
+    if (during) await during(running);
+    const exit = await running.exit;
+    const candidates = await executor.collect(trial, binding);
+    return {
+      binding,
+      running,
+      exit,
+      stdout: running.lines.filter((l) => l.stream === 'stdout').map((l) => l.text),
+      stderr: running.lines.filter((l) => l.stream === 'stderr').map((l) => l.text),
+      candidates,
+    };
+  } finally {
+    await executor.finishTrial(trial);
+  }
+}
+
+/** Resolves when a line matching `predicate` arrives. */
+export function waitForLine(running: RunningTrial, predicate: (text: string) => boolean): Promise<void> {
+  return new Promise((resolve) => running.onLine((line) => predicate(line.text) && resolve()));
+}

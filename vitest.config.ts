@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Real backends (containers, TCG VMs) are slow on 2 cores; correctness tests get generous limits.
+    testTimeout: 120_000,
+    hookTimeout: 600_000,
+    // Builds the task image once before any file runs, so parallel files never race a first build.
+    globalSetup: ['test/support/global-setup.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
