@@ -1,0 +1,89 @@
+/**
+ * The full-pull client: Podman with a private, initially empty store per cold launch (its own
+ * --root/--runroot, so the host's store and other runs are never touched), `podman pull` through the
+ * counting proxy, then the shell with the flags this host needs (backend-notes "Podman": runc, because
+ * crun refuses cgroup v1 hybrid; explicit ulimits, because the default rlimits fail). Warm = the same
+ * store again with `--pull never`.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { RunningTrial } from '../executor.ts';
+import { spawnTrial } from '../spawn-trial.ts';
+import type { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
+import { RUN_LABEL } from '../../harness/run/cleanup-registry.ts';
+import { mountsUnder } from './mount-table.ts';
+
+export interface PodmanStore {
+  root: string;
+  runroot: string;
+  /** Remove containers, unmount the store's overlay mounts and delete it; throws on leftovers. Idempotent. */
+  release(): Promise<void>;
+}
+
+export function podmanGlobalArgs(store: Pick<PodmanStore, 'root' | 'runroot'>): string[] {
+  return ['podman', '--root', store.root, '--runroot', store.runroot, '--storage-driver', 'overlay', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file'];
+}
+
+export function pullArgv(store: Pick<PodmanStore, 'root' | 'runroot'>, reference: string): string[] {
+  return [...podmanGlobalArgs(store), 'pull', '--quiet', '--tls-verify=false', reference];
+}
+
+export function runArgv(store: Pick<PodmanStore, 'root' | 'runroot'>, reference: string, runId: string, name: string, argv: string[]): string[] {
+  return [
+    ...podmanGlobalArgs(store),
+    'run', '--rm', '--pull', 'never',
+    '--runtime', 'runc',
+    '--network', 'none',
+    '--ulimit', 'nofile=1024:1024',
+    '--ulimit', 'nproc=4096:4096',
+    '--label', `${RUN_LABEL}=${runId}`,
+    '--name', name,
+    reference,
+    ...argv,
+  ];
+}
+
+export function createEmptyStore(dir: string, cleanup: CleanupRegistry): PodmanStore {
+  const root = join(dir, 'root');
+  const runroot = join(dir, 'runroot');
+  mkdirSync(root, { recursive: true });
+  mkdirSync(runroot, { recursive: true });
+  let released: Promise<void> | null = null;
+  const store: PodmanStore = {
+    root,
+    runroot,
+    release: () => {
+      released ??= (async () => {
+        cleanup.forget(handle);
+        await execa(podmanGlobalArgs(store)[0]!, [...podmanGlobalArgs(store).slice(1), 'rm', '--all', '--force'], { reject: false });
+        for (const point of [...mountsUnder(root), ...mountsUnder(runroot)]) await execa('umount', [point], { reject: false });
+        const left = [...mountsUnder(root), ...mountsUnder(runroot)];
+        if (left.length > 0) throw new Error(`podman store teardown: still mounted: ${left.join(', ')}`);
+        rmSync(dir, { recursive: true, force: true });
+      })();
+      return released;
+    },
+  };
+  const handle = cleanup.register('tempdir', `podman store ${dir}`, store.release);
+  return store;
+}
+
+/** `podman pull` into the store; resolves with the exit code and stderr (never throws for a failed pull). */
+export async function pullImage(store: PodmanStore, reference: string, timeoutMs: number): Promise<{ exitCode: number | null; stderr: string }> {
+  const [file, ...args] = pullArgv(store, reference);
+  const result = await execa(file!, args, { reject: false, timeout: timeoutMs, stdin: 'ignore' });
+  return { exitCode: typeof result.exitCode === 'number' ? result.exitCode : null, stderr: String(result.stderr).trim() };
+}
+
+export function launchFullShell(store: PodmanStore, reference: string, runId: string, name: string, argv: string[], timeoutMs: number, prefix: string[] = []): RunningTrial {
+  const full = runArgv(store, reference, runId, name, argv);
+  return spawnTrial({
+    argv: [...prefix, ...full],
+    stdin: 'none',
+    timeoutMs,
+    onKill: async () => {
+      await execa(full[0]!, [...podmanGlobalArgs(store).slice(1), 'rm', '--force', name], { reject: false });
+    },
+  });
+}
