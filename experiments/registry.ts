@@ -3,8 +3,12 @@ import type { ExperimentKind } from '../harness/spec/schema.ts';
 import type { Experiment } from './experiment.ts';
 import { commandExperiment } from './command/command-kind.ts';
 import { shellReadyExperiment } from './shell-ready/shell-ready-kind.ts';
+import { repairExperiment } from './repair/repair-kind.ts';
+import { densityExperiment } from './density/density-experiment.ts';
 
 export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   'shell-ready': shellReadyExperiment,
   command: commandExperiment,
+  repair: repairExperiment,
+  density: densityExperiment,
 };
