@@ -10,6 +10,7 @@
  */
 import { createPrng, seedFromString, PRNG_NAME, type Prng } from '../plan/prng.ts';
 import { normalCdf, normalQuantile } from './normal.ts';
+import { IndexSampler } from './index-sampler.ts';
 import { quantileSorted } from './quantile.ts';
 
 export interface Interval {
@@ -69,11 +70,14 @@ export function pairedReplicates(candidate: ArrayLike<number>, control: ArrayLik
   const countsK = new Int32Array(n);
   const difference = new Float64Array(resamples);
   const ratio = new Float64Array(resamples);
+  const sampler = new IndexSampler(prng, n);
+  const blocks = new Int32Array(n);
   for (let b = 0; b < resamples; b++) {
     countsC.fill(0);
     countsK.fill(0);
+    sampler.fill(blocks);
     for (let draw = 0; draw < n; draw++) {
-      const block = prng.int(0, n - 1);
+      const block = blocks[draw]!;
       countsC[c.rankOf[block]!]!++;
       countsK[k.rankOf[block]!]!++;
     }
@@ -93,12 +97,18 @@ export function unpairedReplicates(candidate: ArrayLike<number>, control: ArrayL
   const countsK = new Int32Array(k.length);
   const difference = new Float64Array(resamples);
   const ratio = new Float64Array(resamples);
+  const samplerC = new IndexSampler(prng, c.length);
+  const samplerK = new IndexSampler(prng, k.length);
+  const drawsC = new Int32Array(c.length);
+  const drawsK = new Int32Array(k.length);
   for (let b = 0; b < resamples; b++) {
     countsC.fill(0);
     countsK.fill(0);
     // Drawing an observation uniformly is drawing a position in the sorted array uniformly.
-    for (let draw = 0; draw < c.length; draw++) countsC[prng.int(0, c.length - 1)]!++;
-    for (let draw = 0; draw < k.length; draw++) countsK[prng.int(0, k.length - 1)]!++;
+    samplerC.fill(drawsC);
+    samplerK.fill(drawsK);
+    for (let draw = 0; draw < drawsC.length; draw++) countsC[drawsC[draw]!]!++;
+    for (let draw = 0; draw < drawsK.length; draw++) countsK[drawsK[draw]!]!++;
     const mc = medianFromCounts(countsC, c, c.length);
     const mk = medianFromCounts(countsK, k, k.length);
     difference[b] = mc - mk;

@@ -1,0 +1,172 @@
+/**
+ * comparisons.csv (public contract) and comparisons-detail.csv. Pairing follows the plan's blocks:
+ * a block where either arm has no valid value is dropped from the paired sample (and counted), so
+ * a failure never becomes a zero and never unpairs the remaining rounds.
+ */
+import { compareMedians, median, type MedianComparison } from '../stats/index.ts';
+import type { ArmMetricData } from './arm-metric.ts';
+import type { Cell } from './csv.ts';
+import type { TableContext } from './summary-table.ts';
+
+export const COMPARISONS_HEADER = [
+  'batch', 'benchmark_id', 'mode', 'candidate', 'control', 'metric', 'unit', 'n', 'difference_ms', 'ci95_low_ms',
+  'ci95_high_ms', 'conclusion', 'confidence_method', 'ratio', 'ratio_ci95_low', 'ratio_ci95_high',
+] as const;
+
+export const COMPARISONS_DETAIL_HEADER = [
+  'batch', 'benchmark_id', 'mode', 'candidate', 'control', 'metric', 'unit', 'design', 'n', 'n_candidate', 'n_control',
+  'n_pairs', 'dropped_blocks', 'candidate_median_all_valid', 'control_median_all_valid', 'difference', 'diff_percentile_low',
+  'diff_percentile_high', 'diff_bca_low', 'diff_bca_high', 'ratio', 'ratio_percentile_low', 'ratio_percentile_high',
+  'ratio_bca_low', 'ratio_bca_high', 'hodges_lehmann', 'signed_rank_p', 'mann_whitney_p', 'underpowered',
+  'underpowered_fraction', 'conclusion', 'resamples', 'prng', 'seed', 'seed_id', 'method', 'note',
+] as const;
+
+/** Used when a comparison cannot be computed (an arm has no valid value): a state, never a number. */
+export const INSUFFICIENT_DATA = 'insufficient data';
+
+export interface ComparisonOptions {
+  resamples: number;
+  seedId: string;
+  underpoweredFraction: number;
+}
+
+export interface ComparisonOutcome {
+  candidate: ArmMetricData;
+  control: ArmMetricData;
+  design: 'paired blocks' | 'independent';
+  /** n written to comparisons.csv: the pairs when paired, else the smaller arm's n (the binding one). */
+  n: number;
+  nPairs: number | null;
+  droppedBlocks: number | null;
+  result: MedianComparison | null;
+  seedId: string;
+  note: string;
+}
+
+function uniqueBlocks(data: ArmMetricData): Map<string, number> | null {
+  const map = new Map<string, number>();
+  for (const o of data.observations) {
+    if (o.block === null || map.has(o.block)) return null;
+    map.set(o.block, o.value);
+  }
+  return map;
+}
+
+interface Pairing {
+  candidate: number[];
+  control: number[];
+  paired: boolean;
+  dropped: number | null;
+  note: string;
+}
+
+function pairByBlock(candidate: ArmMetricData, control: ArmMetricData): Pairing {
+  const c = uniqueBlocks(candidate);
+  const k = uniqueBlocks(control);
+  const independent = (note: string): Pairing => ({
+    candidate: candidate.observations.map((o) => o.value),
+    control: control.observations.map((o) => o.value),
+    paired: false,
+    dropped: null,
+    note,
+  });
+  if (!c || !k) return independent('no one-value-per-block pairing available: independent resampling');
+  // Blocks in ascending numeric order when numeric, so the pair order (hence the bytes) is stable.
+  const common = [...c.keys()].filter((b) => k.has(b)).sort((a, b) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0));
+  if (common.length === 0) return independent('no block holds a valid value for both arms: independent resampling');
+  const allBlocks = new Set([...c.keys(), ...k.keys()]);
+  const dropped = allBlocks.size - common.length;
+  return {
+    candidate: common.map((b) => c.get(b)!),
+    control: common.map((b) => k.get(b)!),
+    paired: true,
+    dropped,
+    note: dropped > 0 ? `${dropped} block(s) dropped: a valid value was missing for one arm` : '',
+  };
+}
+
+export function runComparison(candidate: ArmMetricData, control: ArmMetricData, options: ComparisonOptions): ComparisonOutcome {
+  const base = { candidate, control, seedId: options.seedId };
+  if (candidate.observations.length === 0 || control.observations.length === 0) {
+    return { ...base, design: 'independent', n: 0, nPairs: null, droppedBlocks: null, result: null, note: `no valid values (candidate n=${candidate.observations.length}, control n=${control.observations.length})` };
+  }
+  const pairing = pairByBlock(candidate, control);
+  const result = compareMedians(
+    { candidate: pairing.candidate, control: pairing.control, paired: pairing.paired, resamples: options.resamples, seedId: options.seedId },
+    { underpoweredFraction: options.underpoweredFraction },
+  );
+  return {
+    ...base,
+    design: pairing.paired ? 'paired blocks' : 'independent',
+    n: pairing.paired ? pairing.candidate.length : Math.min(pairing.candidate.length, pairing.control.length),
+    nPairs: pairing.paired ? pairing.candidate.length : null,
+    droppedBlocks: pairing.dropped,
+    result,
+    note: pairing.note,
+  };
+}
+
+export function comparisonRow(ctx: TableContext, o: ComparisonOutcome): Cell[] {
+  const r = o.result;
+  return [
+    ctx.batch,
+    ctx.benchmark_id,
+    ctx.mode,
+    o.candidate.arm,
+    o.control.arm,
+    o.candidate.metric,
+    o.candidate.unit,
+    o.n,
+    r?.difference ?? null,
+    r?.difference_ci.percentile.low ?? null,
+    r?.difference_ci.percentile.high ?? null,
+    r?.conclusion ?? INSUFFICIENT_DATA,
+    r?.method ?? o.note,
+    r?.ratio ?? null,
+    r?.ratio_ci.percentile.low ?? null,
+    r?.ratio_ci.percentile.high ?? null,
+  ];
+}
+
+export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, underpoweredFraction: number): Cell[] {
+  const r = o.result;
+  return [
+    ctx.batch,
+    ctx.benchmark_id,
+    ctx.mode,
+    o.candidate.arm,
+    o.control.arm,
+    o.candidate.metric,
+    o.candidate.unit,
+    o.design,
+    o.n,
+    o.candidate.observations.length,
+    o.control.observations.length,
+    o.nPairs,
+    o.droppedBlocks,
+    o.candidate.observations.length > 0 ? median(o.candidate.observations.map((x) => x.value)) : null,
+    o.control.observations.length > 0 ? median(o.control.observations.map((x) => x.value)) : null,
+    r?.difference ?? null,
+    r?.difference_ci.percentile.low ?? null,
+    r?.difference_ci.percentile.high ?? null,
+    r?.difference_ci.bca.low ?? null,
+    r?.difference_ci.bca.high ?? null,
+    r?.ratio ?? null,
+    r?.ratio_ci.percentile.low ?? null,
+    r?.ratio_ci.percentile.high ?? null,
+    r?.ratio_ci.bca.low ?? null,
+    r?.ratio_ci.bca.high ?? null,
+    r?.hodges_lehmann ?? null,
+    r?.signed_rank_p ?? null,
+    r?.mann_whitney_p ?? null,
+    r?.underpowered ?? null,
+    underpoweredFraction,
+    r?.conclusion ?? INSUFFICIENT_DATA,
+    r?.resamples ?? null,
+    r?.prng ?? null,
+    r?.seed ?? null,
+    o.seedId,
+    r?.method ?? null,
+    o.note,
+  ];
+}

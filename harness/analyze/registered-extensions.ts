@@ -1,0 +1,6 @@
+/**
+ * Modules that register analysis extensions for their kind (see kind-extensions.ts). Add one import
+ * line per kind, e.g. `import '../../experiments/density/analysis.ts';` — the imported module must
+ * stay pure (no executors, no processes: the dependency rule for harness/analyze).
+ */
+export {};
