@@ -67,3 +67,15 @@ function reencode(spec: Record<string, unknown>): Record<string, unknown> {
 export function specSha256(source: string): string {
   return `sha256:${createHash('sha256').update(source).digest('hex')}`;
 }
+
+/**
+ * Declared comparisons whose candidate or control arm is not in this run (dropped by --arms or
+ * skipped as unavailable) cannot be computed; they are removed and reported, never silently.
+ */
+export function pruneComparisons(spec: Spec): { spec: Spec; dropped: NonNullable<Spec['compare']> } {
+  if (!spec.compare) return { spec, dropped: [] };
+  const labels = new Set(spec.arms.map(armLabelOf));
+  const kept = spec.compare.filter((c) => labels.has(c.candidate) && labels.has(c.control));
+  const dropped = spec.compare.filter((c) => !kept.includes(c));
+  return { spec: { ...spec, compare: kept }, dropped };
+}
