@@ -304,8 +304,9 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
         classifyExit: (info, lines) => classifyEngineExit(eng.kind, info, lines),
       });
       // A container created after the first removal (kill during startup) is removed once the client is gone.
+      let killed = false;
       const exit = base.exit.then(async (info) => {
-        if (info.timedOut || info.signal) await remove().catch(() => undefined);
+        if (killed || info.timedOut || info.signal) await remove().catch(() => undefined);
         return info;
       });
       return {
@@ -316,6 +317,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
         closeStdin: () => base.closeStdin(),
         exit,
         async kill(reason) {
+          killed = true;
           await base.kill(reason);
           await exit;
         },

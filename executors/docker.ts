@@ -61,7 +61,7 @@ async function probeDocker(configuredHost: string | undefined): Promise<ProbeRes
   const host = external ?? dockerdPaths(stateDir()).host;
   const version = await engineVersion(cli, host);
   if (version) {
-    const details = { ...versionDetails(version), engine: external ? `${external} (given; never stopped by sandbench)` : `harness dockerd on ${host} (already running)` };
+    const details = { ...versionDetails(version), client_path: cli, engine: external ? `${external} (given; never stopped by sandbench)` : `harness dockerd on ${host} (already running)` };
     return { backend: 'docker', available: true, version: `docker ${version.Server!.Version}`, details };
   }
   if (external) {
@@ -70,11 +70,12 @@ async function probeDocker(configuredHost: string | undefined): Promise<ProbeRes
   const dockerd = await firstLine(['dockerd', '--version']);
   const containerd = await firstLine(['containerd', '--version']);
   const runc = await firstLine(['runc', '--version']);
-  const details = { client, dockerd: dockerd ?? 'not installed', containerd: containerd ?? 'not installed', runc: runc ?? 'not installed', engine: `private dockerd, started per run on ${host}` };
+  const details = { client, client_path: cli, dockerd: dockerd ?? 'not installed', containerd: containerd ?? 'not installed', runc: runc ?? 'not installed', engine: `private dockerd, started per run on ${host}` };
   const missing = [dockerd ? null : 'dockerd', containerd ? null : 'containerd', runc ? null : 'runc'].filter(Boolean);
   if (missing.length > 0) return { backend: 'docker', available: false, version: null, details, reason: `no engine answers and ${missing.join(', ')} missing`, fix: 'apt-get install docker.io containerd runc' };
   if (process.getuid?.() !== 0) return { backend: 'docker', available: false, version: null, details, reason: 'no engine answers and a private dockerd needs root', fix: 'run as root or set DOCKER_HOST to a running engine' };
-  return { backend: 'docker', available: true, version: dockerd, details };
+  const daemonVersion = /version ([^\s,]+)/.exec(dockerd ?? '')?.[1] ?? 'unknown';
+  return { backend: 'docker', available: true, version: `docker ${daemonVersion}`, details };
 }
 
 export interface DockerExecutor extends ContainerExecutor {

@@ -194,11 +194,30 @@ export function containerCases(getExecutor: () => ContainerExecutor, getRun: () 
   it('a timeout kills the client and leaves no container of the run', async () => {
     const executor = getExecutor();
     const test = getRun();
+    const trial = makeTrial(test, { timeoutMs: 4_000 });
+    await executor.stageWorkspace(trial);
     const started = Date.now();
-    const outcome = await runTrial(executor, makeTrial(test, { timeoutMs: 4_000 }), sh('echo REFERENCE_READY; sleep 120'));
-    expect(outcome.exit.timedOut).toBe(true);
+    const running = await executor.launch(trial, sh('echo REFERENCE_READY; sleep 120'));
+    const exit = await running.exit;
+    expect(exit.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(30_000);
+    // Gone when the exit resolves, before finishTrial's safety removal.
     expect(await containersOfRun(executor.engine()!, test.run.runId)).toEqual([]);
+    await executor.finishTrial(trial);
+  });
+
+  it('kill() during container startup leaves no container of the run', async () => {
+    const executor = getExecutor();
+    const test = getRun();
+    for (const delayMs of [0, 150]) {
+      const trial = makeTrial(test);
+      await executor.stageWorkspace(trial);
+      const running = await executor.launch(trial, sh('echo REFERENCE_READY; sleep 120'));
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await running.kill('test');
+      expect(await containersOfRun(executor.engine()!, test.run.runId)).toEqual([]);
+      await executor.finishTrial(trial);
+    }
   });
 
   it('a container removed from outside mid-trial ends the trial promptly', async () => {
