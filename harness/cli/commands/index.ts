@@ -4,6 +4,9 @@ import { registerImages } from './images.ts';
 import { registerPlan } from './plan.ts';
 import { registerRun } from './run.ts';
 import { registerVerify } from './verify.ts';
+import { registerReport } from './report.ts';
+import { registerCompare } from './compare.ts';
+import { registerGate } from './gate.ts';
 
 /** One entry per subcommand module; add yours here. */
 export const COMMAND_REGISTRARS: ((program: Command) => void)[] = [
@@ -12,4 +15,7 @@ export const COMMAND_REGISTRARS: ((program: Command) => void)[] = [
   registerRun,
   registerVerify,
   registerImages,
+  registerReport,
+  registerCompare,
+  registerGate,
 ];

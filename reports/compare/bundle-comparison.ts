@@ -1,0 +1,97 @@
+/**
+ * Candidate bundle vs baseline bundle, arm by arm and metric by metric: ratio and difference of
+ * medians with bootstrap CIs from harness/stats `compareMedians`. Unpaired (independent
+ * resampling): two runs share no blocks, so there is nothing to pair across them.
+ */
+import { compareMedians, median, type MedianComparison } from '../../harness/stats/index.ts';
+import { bundleBackends, compareFingerprints, fingerprint, type FingerprintCheck } from '../bundle/environment.ts';
+import type { Bundle } from '../bundle/read-bundle.ts';
+import { armCounts, armOrder, metricNames, metricUnit, samplesFor, type ArmCounts } from '../bundle/samples.ts';
+
+export interface SideStats extends ArmCounts {
+  values: number[];
+  median: number | null;
+}
+
+export interface ArmMetricComparison {
+  arm: string;
+  metric: string;
+  unit: string;
+  baseline: SideStats;
+  candidate: SideStats;
+  /** Null when either side has no ok sample (absence is a state, not a zero). */
+  result: MedianComparison | null;
+  missing: string | null;
+}
+
+export interface BundleComparison {
+  baselineRun: string;
+  candidateRun: string;
+  env: FingerprintCheck;
+  armsOnlyInBaseline: string[];
+  armsOnlyInCandidate: string[];
+  metricsOnlyInBaseline: string[];
+  metricsOnlyInCandidate: string[];
+  rows: ArmMetricComparison[];
+}
+
+function side(bundle: Bundle, arm: string, metric: string): SideStats {
+  const values = samplesFor(bundle.journal, metric, arm).map((s) => s.value);
+  return { ...armCounts(bundle.journal, arm), values, median: values.length > 0 ? median(values) : null };
+}
+
+export interface CompareOptions {
+  resamples?: number;
+  /** Restrict to these metrics (default: every metric either bundle reports). */
+  metrics?: readonly string[];
+  /** Restrict to these arms (default: every arm either bundle has). */
+  arms?: readonly string[];
+}
+
+export function armsOf(bundle: Bundle): string[] {
+  return armOrder(bundle.resolved.spec.arms, bundle.journal);
+}
+
+export function compareBundles(baseline: Bundle, candidate: Bundle, options: CompareOptions = {}): BundleComparison {
+  const baseArms = armsOf(baseline);
+  const candArms = armsOf(candidate);
+  const wantedArm = (a: string) => !options.arms || options.arms.includes(a);
+  const sharedArms = baseArms.filter((a) => candArms.includes(a) && wantedArm(a));
+  const baseMetrics = metricNames(baseline.journal);
+  const candMetrics = metricNames(candidate.journal);
+  const metrics = options.metrics ? [...options.metrics] : [...new Set([...baseMetrics, ...candMetrics])].sort();
+  const resamples = options.resamples ?? candidate.resolved.spec.resamples ?? 5000;
+  const rows: ArmMetricComparison[] = [];
+  for (const metric of metrics) {
+    for (const arm of sharedArms) {
+      const b = side(baseline, arm, metric);
+      const c = side(candidate, arm, metric);
+      const missing =
+        b.values.length === 0 && c.values.length === 0
+          ? 'no ok samples in either bundle'
+          : b.values.length === 0
+            ? 'no ok samples in the baseline'
+            : c.values.length === 0
+              ? 'no ok samples in the candidate'
+              : null;
+      const result = missing
+        ? null
+        : compareMedians(
+            { candidate: c.values, control: b.values, paired: false, resamples, seedId: `${baseline.resolved.run_id}:${candidate.resolved.run_id}:${metric}:${arm}` },
+            { underpoweredFraction: candidate.resolved.spec.underpowered_fraction },
+          );
+      rows.push({ arm, metric, unit: metricUnit(metric), baseline: b, candidate: c, result, missing });
+    }
+  }
+  const backends = [...new Set([...bundleBackends(baseline), ...bundleBackends(candidate)])];
+  return {
+    baselineRun: baseline.resolved.run_id,
+    candidateRun: candidate.resolved.run_id,
+    env: compareFingerprints(fingerprint(baseline, backends), fingerprint(candidate, backends)),
+    armsOnlyInBaseline: baseArms.filter((a) => !candArms.includes(a) && wantedArm(a)),
+    armsOnlyInCandidate: candArms.filter((a) => !baseArms.includes(a) && wantedArm(a)),
+    metricsOnlyInBaseline: baseMetrics.filter((m) => !candMetrics.includes(m) && metrics.includes(m)),
+    metricsOnlyInCandidate: candMetrics.filter((m) => !baseMetrics.includes(m) && metrics.includes(m)),
+    rows,
+  };
+}

@@ -1,0 +1,152 @@
+/** Renders a bundle comparison: comparison.csv (full precision), a printed table, and a small HTML/markdown report. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { toCsv } from '../bundle/csv.ts';
+import { forestSpec } from '../plots/plot-specs.ts';
+import { renderVegaLite } from '../plots/render-svg.ts';
+import { fmt, fmtInterval, fmtRatio } from '../render/format.ts';
+import { htmlDocument, type HtmlBlock } from '../render/html.ts';
+import { mdTable } from '../render/markdown.ts';
+import type { Table } from '../render/tables.ts';
+import type { BundleComparison } from './bundle-comparison.ts';
+
+export const COMPARISON_CSV_HEADER = [
+  'arm',
+  'metric',
+  'unit',
+  'baseline_run',
+  'candidate_run',
+  'baseline_planned',
+  'baseline_failed',
+  'baseline_n',
+  'candidate_planned',
+  'candidate_failed',
+  'candidate_n',
+  'baseline_p50',
+  'candidate_p50',
+  'difference',
+  'difference_ci95_low',
+  'difference_ci95_high',
+  'ratio',
+  'ratio_ci95_low',
+  'ratio_ci95_high',
+  'ratio_bca95_low',
+  'ratio_bca95_high',
+  'mann_whitney_p',
+  'conclusion',
+  'confidence_method',
+] as const;
+
+export function comparisonCsv(comparison: BundleComparison): string {
+  return toCsv(
+    COMPARISON_CSV_HEADER,
+    comparison.rows.map((r) => [
+      r.arm,
+      r.metric,
+      r.unit,
+      comparison.baselineRun,
+      comparison.candidateRun,
+      r.baseline.planned,
+      r.baseline.failed,
+      r.baseline.values.length,
+      r.candidate.planned,
+      r.candidate.failed,
+      r.candidate.values.length,
+      r.baseline.median,
+      r.candidate.median,
+      r.result?.difference,
+      r.result?.difference_ci.percentile.low,
+      r.result?.difference_ci.percentile.high,
+      r.result?.ratio,
+      r.result?.ratio_ci.percentile.low,
+      r.result?.ratio_ci.percentile.high,
+      r.result?.ratio_ci.bca.low,
+      r.result?.ratio_ci.bca.high,
+      r.result?.mann_whitney_p,
+      r.result ? r.result.conclusion : `not compared: ${r.missing}`,
+      r.result?.method ?? '',
+    ]),
+  );
+}
+
+export function comparisonTableOf(comparison: BundleComparison): Table {
+  return {
+    caption: `candidate ${comparison.candidateRun} vs baseline ${comparison.baselineRun} (ratio = candidate / baseline median)`,
+    header: ['arm', 'metric', 'baseline n ok/planned (failed)', 'candidate n ok/planned (failed)', 'baseline P50', 'candidate P50', 'ratio [95% CI]', 'conclusion'],
+    rows: comparison.rows.map((r) => [
+      r.arm,
+      r.metric,
+      `${r.baseline.values.length}/${r.baseline.planned} (${r.baseline.failed})`,
+      `${r.candidate.values.length}/${r.candidate.planned} (${r.candidate.failed})`,
+      fmt(r.baseline.median, r.unit),
+      fmt(r.candidate.median, r.unit),
+      r.result ? `${fmtRatio(r.result.ratio)} ${fmtInterval(r.result.ratio_ci.percentile.low, r.result.ratio_ci.percentile.high, fmtRatio)}` : '—',
+      r.result ? r.result.conclusion : `not compared: ${r.missing}`,
+    ]),
+  };
+}
+
+/** Plain-text aligned table for the terminal. */
+export function formatTextTable(table: Table): string {
+  const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(table.header), line(widths.map((w) => '-'.repeat(w))), ...table.rows.map(line)].join('\n');
+}
+
+export function comparabilityLines(comparison: BundleComparison): string[] {
+  const lines = comparison.env.differences.map((d) => `environment differs on ${d.key}: baseline ${d.baseline ?? '(not recorded)'} vs candidate ${d.candidate ?? '(not recorded)'}`);
+  if (comparison.env.unverified.length > 0) lines.push(`not recorded in either bundle, comparability unverified: ${comparison.env.unverified.join(', ')}`);
+  for (const a of comparison.armsOnlyInBaseline) lines.push(`arm ${a} is only in the baseline`);
+  for (const a of comparison.armsOnlyInCandidate) lines.push(`arm ${a} is only in the candidate`);
+  for (const m of comparison.metricsOnlyInBaseline) lines.push(`metric ${m} is only in the baseline`);
+  for (const m of comparison.metricsOnlyInCandidate) lines.push(`metric ${m} is only in the candidate`);
+  return lines;
+}
+
+export interface ComparisonFiles {
+  csv: string;
+  markdown: string;
+  html: string;
+}
+
+export async function writeComparison(comparison: BundleComparison, outDir: string, mismatchAllowed: boolean): Promise<ComparisonFiles> {
+  mkdirSync(outDir, { recursive: true });
+  const table = comparisonTableOf(comparison);
+  const notes = comparabilityLines(comparison);
+  const warning =
+    mismatchAllowed && comparison.env.differences.length > 0
+      ? 'COMPARABILITY WARNING: the two bundles were measured in different environments (--allow-env-mismatch); ratios below mix environment and code effects.'
+      : null;
+  const forest = comparison.rows
+    .filter((r) => r.result)
+    .map((r) => ({ label: `${r.arm} · ${r.metric}`, ratio: r.result!.ratio, low: r.result!.ratio_ci.percentile.low, high: r.result!.ratio_ci.percentile.high }));
+  const methods = [...new Set(comparison.rows.map((r) => r.result?.method).filter((m): m is string => Boolean(m)))];
+  const blocks: HtmlBlock[] = [];
+  if (warning) blocks.push({ kind: 'paragraph', text: warning, className: 'refuse' });
+  if (notes.length > 0) blocks.push({ kind: 'list', items: notes, className: 'warn' });
+  blocks.push({ kind: 'table', table });
+  if (forest.length > 0) {
+    const spec = forestSpec('Candidate / baseline ratio of medians with 95% CI', forest);
+    blocks.push({ kind: 'plot', plot: { id: 'compare-forest', title: String(spec.title), svg: await renderVegaLite(spec, 'sb-compare-forest') } });
+  }
+  blocks.push({ kind: 'details', summary: 'Methods', blocks: [{ kind: 'list', items: ['Only ok formal trials; warmups excluded; failed trials counted in planned/failed.', ...methods] }] });
+  const title = 'sandbench compare';
+  const html = htmlDocument(title, `baseline ${comparison.baselineRun} · candidate ${comparison.candidateRun}`, blocks);
+  const markdown = [
+    `## ${title}: ${comparison.candidateRun} vs ${comparison.baselineRun}`,
+    '',
+    ...(warning ? [`> **${warning}**`, ''] : []),
+    mdTable(table),
+    '',
+    ...(notes.length > 0 ? [...notes.map((n) => `- ${n}`), ''] : []),
+    '<details>\n<summary>Methods</summary>\n',
+    ...methods.map((m) => `- ${m}`),
+    '\n</details>',
+    '',
+  ].join('\n');
+  const files = { csv: join(outDir, 'comparison.csv'), markdown: join(outDir, 'comparison.md'), html: join(outDir, 'comparison.html') };
+  writeFileSync(files.csv, comparisonCsv(comparison));
+  writeFileSync(files.markdown, markdown);
+  writeFileSync(files.html, html);
+  return files;
+}
