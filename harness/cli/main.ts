@@ -4,20 +4,20 @@
  */
 import { Command, CommanderError } from 'commander';
 import { UserError } from './user-error.ts';
-import { COMMAND_REGISTRARS } from './commands/index.ts';
+import { registrarsFor } from './commands/index.ts';
 
-export function buildProgram(): Command {
+export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command('sandbench')
     .description('Randomized, interleaved benchmarks of sandbox executors, with evidence CSVs and verifiable bundles')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of COMMAND_REGISTRARS) register(program);
+  for (const register of await registrarsFor(argv)) register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
   } catch (error) {
     process.exitCode = exitCodeFor(error);

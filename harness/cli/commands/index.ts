@@ -1,21 +1,27 @@
 import type { Command } from 'commander';
-import { registerDoctor } from './doctor.ts';
-import { registerImages } from './images.ts';
-import { registerPlan } from './plan.ts';
-import { registerRun } from './run.ts';
-import { registerVerify } from './verify.ts';
-import { registerReport } from './report.ts';
-import { registerCompare } from './compare.ts';
-import { registerGate } from './gate.ts';
 
-/** One entry per subcommand module; add yours here. */
-export const COMMAND_REGISTRARS: ((program: Command) => void)[] = [
-  registerDoctor,
-  registerPlan,
-  registerRun,
-  registerVerify,
-  registerImages,
-  registerReport,
-  registerCompare,
-  registerGate,
-];
+type Registrar = (program: Command) => void;
+
+/**
+ * Subcommand name → loader of its module. Only the invoked command's module is imported, so
+ * `sandbench verify` does not pay for loading vega or every executor (start-up time is part of
+ * what users feel, and of the replay preparer's measured time). Add one line per command.
+ */
+export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
+  doctor: async () => (await import('./doctor.ts')).registerDoctor,
+  plan: async () => (await import('./plan.ts')).registerPlan,
+  run: async () => (await import('./run.ts')).registerRun,
+  verify: async () => (await import('./verify.ts')).registerVerify,
+  images: async () => (await import('./images.ts')).registerImages,
+  report: async () => (await import('./report.ts')).registerReport,
+  compare: async () => (await import('./compare.ts')).registerCompare,
+  gate: async () => (await import('./gate.ts')).registerGate,
+};
+
+/** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */
+export async function registrarsFor(argv: string[]): Promise<Registrar[]> {
+  const name = argv[2];
+  const loader = name ? COMMAND_LOADERS[name] : undefined;
+  if (loader) return [await loader()];
+  return Promise.all(Object.values(COMMAND_LOADERS).map((load) => load()));
+}
