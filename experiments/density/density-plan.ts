@@ -50,18 +50,3 @@ export function buildDensityPlan(spec: Spec): Plan {
   }
   return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms: specArms(spec), warmup_blocks: 0, blocks: density.batches, trials };
 }
-
-/** `run --concurrency 8,16 --batches N`: quick runs without editing the spec. */
-export function applyDensityOverrides(spec: Spec, overrides: { concurrency?: number[]; batches?: number }): Spec {
-  const density = densitySection(spec);
-  return { ...spec, density: { ...density, ...(overrides.concurrency ? { concurrency: overrides.concurrency } : {}), ...(overrides.batches ? { batches: overrides.batches } : {}) } };
-}
-
-/** Parses the `--concurrency` option value ("8,16"). */
-export function parseConcurrencyList(text: string): number[] {
-  const values = text.split(',').map((part) => Number(part.trim()));
-  if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n <= 0)) {
-    throw new Error(`--concurrency "${text}": expected positive integers separated by commas, e.g. 8,16`);
-  }
-  return values;
-}

@@ -4,3 +4,4 @@
  * stay pure (no executors, no processes: the dependency rule for harness/analyze).
  */
 export {};
+import '../../experiments/density/density-analysis.ts';
