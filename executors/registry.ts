@@ -4,6 +4,8 @@ import { createHostExecutor } from './host.ts';
 import { createStagedExecutor } from './staged.ts';
 import { createPodmanExecutor } from './podman.ts';
 import { createDockerExecutor } from './docker.ts';
+import { createQemuMicrovmExecutor } from './qemu-microvm.ts';
+import { createQemuQ35Executor } from './qemu-q35.ts';
 
 export type ExecutorFactory = (variant: string | null) => Executor;
 
@@ -12,6 +14,8 @@ export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> =
   staged: createStagedExecutor,
   podman: createPodmanExecutor,
   docker: (variant) => createDockerExecutor(variant),
+  'qemu-microvm': createQemuMicrovmExecutor,
+  'qemu-q35': createQemuQ35Executor,
 };
 
 export function createExecutor(backend: BackendName, variant: string | null): Executor | null {
