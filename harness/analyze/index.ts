@@ -10,3 +10,4 @@ export { toCsv, formatCell, type Cell } from './csv.ts';
 export { unitOf, TIMING_METRICS } from './units.ts';
 export { AnalysisInputError, parseResolvedSpec } from './resolved-spec.ts';
 export type { ArmMetricData, Observation } from './arm-metric.ts';
+export { analyzeLongCsv, alignedTable, formatLongCsvResult, type LongCsvOptions, type LongCsvResult } from './long-csv.ts';

@@ -16,6 +16,8 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   report: async () => (await import('./report.ts')).registerReport,
   compare: async () => (await import('./compare.ts')).registerCompare,
   gate: async () => (await import('./gate.ts')).registerGate,
+  analyze: async () => (await import('./analyze.ts')).registerAnalyze,
+  stats: async () => (await import('./stats.ts')).registerStats,
 };
 
 /** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */

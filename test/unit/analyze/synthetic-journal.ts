@@ -38,7 +38,7 @@ export function syntheticRecords(resolved: ResolvedSpec, options: SyntheticOptio
   const prng = createPrng(resolved.spec.seed + 1);
   const gaussian = () => Math.sqrt(-2 * Math.log(1 - prng.float())) * Math.cos(2 * Math.PI * prng.float());
   const blockEffect = new Map<string, number>();
-  return plan.trials.map((t) => {
+  return plan.trials.map((t): TrialRecord => {
     const label = t.arm.variant ? `${t.arm.backend}:${t.arm.variant}` : t.arm.backend;
     const key = `${t.warmup}:${t.block}`;
     if (!blockEffect.has(key)) blockEffect.set(key, 0.02 * gaussian());
@@ -67,6 +67,6 @@ export function syntheticRecords(resolved: ResolvedSpec, options: SyntheticOptio
       validity: failed ? {} : { markers: 'pass' },
       notes: [],
       facts: options.facts ?? {},
-    } satisfies TrialRecord;
+    };
   });
 }

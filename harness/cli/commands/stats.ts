@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { analyzeLongCsv, AnalysisInputError, formatLongCsvResult } from '../../analyze/index.ts';
+import { UserError } from '../user-error.ts';
+
+interface StatsOptions {
+  value: string;
+  arm: string;
+  block?: string;
+  control?: string;
+  out?: string;
+  resamples: number;
+  seedId?: string;
+  where: [string, string][];
+  unit?: string;
+}
+
+function positiveInteger(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function whereClause(raw: string, previous: [string, string][]): [string, string][] {
+  const at = raw.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('expected COLUMN=VALUE');
+  return [...previous, [raw.slice(0, at), raw.slice(at + 1)]];
+}
+
+export function registerStats(program: Command): void {
+  program
+    .command('stats')
+    .description('Summaries and bootstrap comparisons of any long-format CSV (one row per measurement), e.g. timings measured elsewhere')
+    .argument('<samples.csv>', 'long-format CSV with a header row')
+    .requiredOption('--value <column>', 'column holding the measured value')
+    .requiredOption('--arm <column>', 'column naming the arm (executor/variant)')
+    .option('--block <column>', 'column naming the block/round: pairs candidate and control values for a paired-round bootstrap')
+    .option('--control <arm>', 'control arm (default: the first arm in the file)')
+    .option('--out <dir>', 'where to write summary.csv and comparisons.csv (default: <csv name>-stats/ next to the CSV)')
+    .option('--resamples <n>', 'bootstrap resamples per comparison', positiveInteger, 5000)
+    .option('--seed-id <id>', 'seed id; each comparison seeds from <id>:<value column>:<candidate> (default: the CSV file name)')
+    .option('--where <column=value>', 'keep only rows where column equals value (repeatable), e.g. --where metric=completion_ms', whereClause, [])
+    .option('--unit <unit>', 'unit of the value column (default: from its name, e.g. *_ms → ms)')
+    .action((file: string, options: StatsOptions) => {
+      if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+      const name = basename(file);
+      let result;
+      try {
+        result = analyzeLongCsv(readFileSync(file, 'utf8'), {
+          source: name,
+          value: options.value,
+          arm: options.arm,
+          block: options.block,
+          control: options.control,
+          where: options.where,
+          unit: options.unit,
+          resamples: options.resamples,
+          seedId: options.seedId ?? name,
+        });
+      } catch (error) {
+        if (error instanceof AnalysisInputError) throw new UserError(error.message);
+        throw error;
+      }
+      const out = options.out ?? join(dirname(file), `${basename(file, extname(file))}-stats`);
+      mkdirSync(out, { recursive: true });
+      for (const [fileName, content] of result.files) writeFileSync(join(out, fileName), content);
+      process.stdout.write(`${formatLongCsvResult(result)}\nwrote ${[...result.files.keys()].map((f) => join(out, f)).join(', ')}\n`);
+    });
+}
