@@ -164,6 +164,25 @@ export async function containersOfRun(engine: ContainerEngine, runId: string): P
   return result.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
 }
 
+/** For `sandbench clean`: remove every container labelled by a sandbench run (or by one run id). */
+export async function removeLabelledContainers(engine: ContainerEngine, runId: string | null): Promise<string[]> {
+  const filter = runId === null ? `label=${RUN_LABEL}` : `label=${RUN_LABEL}=${runId}`;
+  const result = await engineExec(engine, ['ps', '--all', '--filter', filter, '--format', '{{.Names}}']);
+  if (result.exitCode !== 0) throw new Error(`${engine.kind} ps failed: ${result.stderr.trim()}`);
+  const names = result.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
+  for (const name of names) await removeContainer(engine, name);
+  return names;
+}
+
+/** For `sandbench clean --images`: remove the imported task images (shared across runs, so never per run). */
+export async function removeTaskImages(engine: ContainerEngine): Promise<string[]> {
+  const result = await engineExec(engine, ['images', '--filter', `label=${IMAGE_LABEL}=1`, '--format', '{{.Repository}}:{{.Tag}}']);
+  if (result.exitCode !== 0) throw new Error(`${engine.kind} images failed: ${result.stderr.trim()}`);
+  const tags = [...new Set(result.stdout.split('\n').map((line) => line.trim()).filter(Boolean))];
+  for (const tag of tags) await engineExec(engine, ['rmi', tag]);
+  return tags;
+}
+
 /** The engine's own start failures (exit 125 plus its error line), told apart from a task exiting 125. */
 export function classifyEngineExit(kind: EngineKind, info: ExitInfo, lines: readonly OutputLine[]): ExitInfo['infraFailure'] {
   if (info.timedOut || info.exitCode !== 125) return undefined;

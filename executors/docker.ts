@@ -117,3 +117,10 @@ export function createDockerExecutor(variant: string | null = null, options: { d
   const executor = createContainerExecutor({ backend: 'docker', variant, probe: () => probeDocker(options.dockerHost), start, stop });
   return { ...executor, dockerdLease: () => lease };
 }
+
+/** For `sandbench clean`: the harness dockerd of this state dir as an engine handle, when it answers. */
+export async function harnessDockerEngine(stateDirectory: string): Promise<ContainerEngine | null> {
+  const cli = dockerCli();
+  const host = dockerdPaths(stateDirectory).host;
+  return (await engineAnswers(cli, host)) ? { kind: 'docker', cli, globalArgs: ['-H', host], env: {} } : null;
+}

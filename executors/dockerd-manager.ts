@@ -243,6 +243,27 @@ export async function acquireDockerd(options: { stateDir: string; runId: string;
   };
 }
 
+const PINNED_LEASE = 'pinned.json';
+
+/**
+ * Keep the harness dockerd running across runs (scripts/start-dockerd.sh): a lease whose holder is
+ * the daemon itself, so it lives until unpinHarnessDockerd() or the daemon dies.
+ */
+export async function pinHarnessDockerd(options: { stateDir: string; cli: string; log: (m: string) => void }): Promise<DockerdPaths> {
+  const lease = await acquireDockerd({ ...options, runId: 'pinned' });
+  if (lease.pid === null) throw new Error(`harness dockerd on ${lease.paths.socket} has no pid file`);
+  writeFileSync(join(lease.paths.leasesDir, PINNED_LEASE), JSON.stringify({ runId: 'pinned', holderPid: lease.pid } satisfies LeaseFile));
+  await lease.release();
+  return lease.paths;
+}
+
+/** Drop the pin; the daemon stops now unless a live run still holds it (then the last one stops it). */
+export async function unpinHarnessDockerd(stateDir: string): Promise<{ stopped: boolean; holders: string[] }> {
+  const paths = dockerdPaths(stateDir);
+  rmSync(join(paths.leasesDir, PINNED_LEASE), { force: true });
+  return stopHarnessDockerd(stateDir);
+}
+
 /** For `sandbench clean`: stop the harness dockerd of this state dir when no live run holds it. */
 export async function stopHarnessDockerd(stateDir: string, options: { force?: boolean } = {}): Promise<{ stopped: boolean; holders: string[] }> {
   const paths = dockerdPaths(stateDir);

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ProbeResult } from './executor.ts';
 import { cgroupMode, CONTAINER_ULIMITS, createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
 
-const PODMAN: ContainerEngine = { kind: 'podman', cli: 'podman', globalArgs: [], env: {} };
+export const PODMAN: ContainerEngine = { kind: 'podman', cli: 'podman', globalArgs: [], env: {} };
 
 const podmanInfoSchema = z.object({
   host: z.object({
