@@ -4,5 +4,4 @@
 //   sandbench-replay replay prepare --agent <a> --trajectory <f> --after-step 1 --out <dir>
 import { register } from 'tsx/esm/api';
 register();
-const { runReplayCli } = await import('../harness/cli/commands/replay.ts');
-await runReplayCli(process.argv);
+await import('../experiments/replay/preparer-entry.ts');

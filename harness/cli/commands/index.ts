@@ -18,6 +18,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   gate: async () => (await import('./gate.ts')).registerGate,
   analyze: async () => (await import('./analyze.ts')).registerAnalyze,
   stats: async () => (await import('./stats.ts')).registerStats,
+  replay: async () => (await import('./replay.ts')).registerReplay,
 };
 
 /** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */

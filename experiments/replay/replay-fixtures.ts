@@ -1,0 +1,99 @@
+/**
+ * Per-run replay fixtures, derived only from the run's context so any trial can (re)create them:
+ * the seeded trajectory set under `<bundle>/replay/trajectories` (the bytes every attempt read stay in
+ * the bundle), a baseline workspace per trajectory and the compiled preparer under a scratch
+ * directory `$TMPDIR/sandbench-<run-id>-replay` registered for cleanup.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExperimentContext } from '../experiment.ts';
+import type { ReplayAgent } from './agents.ts';
+import type { FixtureTask } from './fixture-task.ts';
+import { buildPreparerBundle, type PreparerBundle } from './preparer-bundle.ts';
+import { replaySection } from './replay-plan.ts';
+import { writeTrajectorySet } from './trajectory-set.ts';
+import { snapshotWorkspace } from './workspace-snapshot.ts';
+
+export interface FixtureEntry {
+  agent: ReplayAgent;
+  index: number;
+  path: string;
+  /** Path relative to the bundle directory (recorded in facts). */
+  bundlePath: string;
+  sha256: string;
+  task: FixtureTask;
+  workspace: string;
+  workspaceDigest: string;
+}
+
+export interface ReplayFixtures {
+  scratchDir: string;
+  trajectoriesDir: string;
+  entries: Map<string, FixtureEntry>;
+  /** The compiled preparer, when the spec's preparer_entry is `bundle`. */
+  bundle: PreparerBundle | null;
+}
+
+export const fixtureKey = (agent: string, index: number) => `${agent}/${index}`;
+
+const cache = new Map<string, Promise<ReplayFixtures>>();
+
+export function scratchDirOf(ctx: ExperimentContext): string {
+  return join(tmpdir(), `sandbench-${ctx.run.runId}-replay`);
+}
+
+/** A small realistic baseline (a task note, a source file, a hidden file) that no attempt may change. */
+async function writeBaseline(dir: string, task: FixtureTask): Promise<void> {
+  await mkdir(join(dir, 'src'), { recursive: true });
+  await writeFile(join(dir, 'TASK.md'), `# ${task.userText}\n`);
+  await writeFile(join(dir, 'src', 'main.py'), `print(${JSON.stringify(task.userText)})\n`);
+  await writeFile(join(dir, '.gitignore'), '__pycache__/\n');
+}
+
+async function create(ctx: ExperimentContext): Promise<ReplayFixtures> {
+  const replay = replaySection(ctx.spec);
+  const scratchDir = scratchDirOf(ctx);
+  const trajectoriesDir = join(ctx.bundleDir, 'replay', 'trajectories');
+  await rm(scratchDir, { recursive: true, force: true });
+  await mkdir(scratchDir, { recursive: true });
+  ctx.run.cleanup.register('tempdir', scratchDir, () => rm(scratchDir, { recursive: true, force: true }));
+  const files = await writeTrajectorySet(trajectoriesDir, replay.agents, replay.trajectories, ctx.spec.seed);
+  const entries = new Map<string, FixtureEntry>();
+  for (const file of files) {
+    const workspace = join(scratchDir, 'workspaces', file.agent, `task-${file.index}`);
+    await writeBaseline(workspace, file.task);
+    entries.set(fixtureKey(file.agent, file.index), {
+      agent: file.agent,
+      index: file.index,
+      path: file.path,
+      bundlePath: join('replay', 'trajectories', file.agent, file.path.split('/').pop()!),
+      sha256: file.sha256,
+      task: file.task,
+      workspace,
+      workspaceDigest: (await snapshotWorkspace(workspace)).digest,
+    });
+  }
+  const bundle = replay.subjects.includes('sandbench') && replay.preparer_entry === 'bundle' ? await buildPreparerBundle(scratchDir) : null;
+  return { scratchDir, trajectoriesDir, entries, bundle };
+}
+
+export function ensureFixtures(ctx: ExperimentContext): Promise<ReplayFixtures> {
+  let pending = cache.get(ctx.run.runId);
+  if (!pending) {
+    pending = create(ctx);
+    cache.set(ctx.run.runId, pending);
+    pending.catch(() => cache.delete(ctx.run.runId));
+  }
+  return pending;
+}
+
+export async function dropFixtures(ctx: ExperimentContext): Promise<void> {
+  cache.delete(ctx.run.runId);
+  await rm(scratchDirOf(ctx), { recursive: true, force: true });
+}
+
+export async function sha256File(path: string): Promise<string> {
+  return createHash('sha256').update(await readFile(path)).digest('hex');
+}

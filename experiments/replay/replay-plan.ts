@@ -1,0 +1,59 @@
+/**
+ * The replay schedule: arms are subject × agent; each block is one (repetition, trajectory) pair in
+ * which every arm prepares that trajectory once, in a seeded shuffled order (randomized complete
+ * blocks, so machine drift hits every arm alike and a block pairs subjects on the same bytes).
+ * Trajectory order is shuffled inside each repetition. No warmups: the published protocol has none.
+ */
+import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
+import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { createPrng, shuffled } from '../../harness/plan/prng.ts';
+import { ReplaySpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import { UserError } from '../../harness/cli/user-error.ts';
+import type { ReplaySubject } from './subjects.ts';
+
+export type ReplaySpec = NonNullable<Spec['replay']>;
+
+export function replaySection(spec: Spec): ReplaySpec {
+  return spec.replay ?? ReplaySpecSchema.parse({});
+}
+
+/** `trials`/`warmups` are required by the generic schema; for replay they must restate the protocol. */
+export function checkReplayProtocol(spec: Spec): void {
+  const replay = replaySection(spec);
+  if (spec.warmups !== 0) throw new UserError(`warmups: the replay kind runs no warmups (the published protocol has none); set warmups: 0`);
+  if (spec.trials !== replay.repetitions) {
+    throw new UserError(`trials: for the replay kind trials is the repetitions per trajectory; set trials: ${replay.repetitions} to match replay.repetitions (or change both)`);
+  }
+}
+
+export function replayArms(subjects: readonly ReplaySubject[], spec: Spec): ArmRef[] {
+  const replay = replaySection(spec);
+  return subjects.flatMap((subject) => replay.agents.map((agent) => ({ backend: subject, variant: agent })));
+}
+
+export function buildReplayPlan(spec: Spec, subjects: readonly ReplaySubject[]): Plan {
+  checkReplayProtocol(spec);
+  const replay = replaySection(spec);
+  const prng = createPrng(spec.seed);
+  const arms = replayArms(subjects, spec);
+  const indices = Array.from({ length: replay.trajectories }, (_, i) => i);
+  const trials: PlannedTrial[] = [];
+  let block = 0;
+  for (let repetition = 0; repetition < replay.repetitions; repetition++) {
+    for (const trajectory of shuffled(indices, prng)) {
+      for (const arm of shuffled(arms, prng)) {
+        trials.push({
+          trial_id: `r${repetition}-t${String(trajectory).padStart(3, '0')}-${armLabel(arm)}`,
+          block,
+          position: trials.length,
+          warmup: false,
+          arm,
+          seed: prng.int(0, 0x7fffffff),
+          params: { agent: arm.variant!, trajectory, repetition },
+        });
+      }
+      block++;
+    }
+  }
+  return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms, warmup_blocks: 0, blocks: block, trials };
+}
