@@ -255,6 +255,8 @@ export interface ContainerExecutor extends Executor {
   containerPids(trial: TrialContext): Promise<ContainerPids>;
   /** The engine handle after prepare() (for diagnostics and tests). */
   engine(): ContainerEngine | null;
+  /** After prepare(): tag, engine image id and layer digest (= task image digest), for environment.json. */
+  imageFacts(): Record<string, string> | null;
 }
 
 interface LiveContainer {
@@ -265,6 +267,7 @@ interface LiveContainer {
 export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
   let engine: ContainerEngine | null = null;
   let imageTag: string | null = null;
+  let imageFacts: Record<string, string> | null = null;
   let run: RunContext | null = null;
   const live = new Map<string, LiveContainer>();
   const workspaceOf = (trial: TrialContext) => join(trial.trialDir, 'workspace');
@@ -289,6 +292,8 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       engine = await hooks.start(context);
       const lockDir = join(context.stateDir, 'locks', `${hooks.backend}-import.lock`);
       imageTag = await ensureImportedImage(engine, context.image, lockDir, context.log);
+      const id = await engineExec(engine, ['image', 'inspect', '--format', '{{.Id}}', imageTag]);
+      imageFacts = { image_tag: imageTag, image_id: id.stdout.trim(), layer_digest: context.image.digest };
     },
     async stageWorkspace(trial): Promise<WorkspaceBinding> {
       await copyWorkspace(trial.baselineWorkspace, workspaceOf(trial));
@@ -347,7 +352,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       return {
         changed: await diffWorkspaces(trial.baselineWorkspace, binding.hostPath),
         read: async (relativePath) => readFile(join(binding.hostPath, relativePath)).catch(() => null),
-        facts: { workspace_copy: binding.hostPath, write_through: true },
+        facts: { workspace_copy: binding.hostPath, write_through: true, image_tag: imageTag },
       };
     },
     finishTrial: (trial) => finish(trial.trialId),
@@ -357,5 +362,6 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
     },
     containerPids: (trial) => containerPids(ready().engine, containerName(ready().run.runId, trial.trialId)),
     engine: () => engine,
+    imageFacts: () => imageFacts,
   };
 }

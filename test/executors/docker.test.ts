@@ -62,6 +62,7 @@ describe.skipIf(!probe.available)('docker executor', () => {
     const tag = taskImageTag(test.run.image.digest);
     const inspect = await execa(engine.cli, [...engine.globalArgs, 'image', 'inspect', '--format', `{{index .RootFS.Layers 0}} {{index .Config.Labels "${IMAGE_LABEL}"}}`, tag]);
     expect(inspect.stdout.trim()).toBe(`${test.run.image.digest} 1`);
+    expect(executor.imageFacts()).toMatchObject({ image_tag: tag, layer_digest: test.run.image.digest, image_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
   });
 
   containerCases(() => executor, () => test);

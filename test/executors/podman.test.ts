@@ -40,6 +40,7 @@ describe.skipIf(!probe.available)('podman executor', () => {
     const again = createPodmanExecutor();
     await again.prepare(test.run);
     expect((await execa('podman', ['image', 'inspect', '--format', '{{.Id}}', tag])).stdout).toBe(before);
+    expect(again.imageFacts()).toEqual({ image_tag: tag, image_id: before.trim(), layer_digest: test.run.image.digest });
     await again.teardown();
   }, 120_000);
 
