@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPlan, serializePlan } from '../../harness/plan/plan.ts';
-import { createPrng } from '../../harness/plan/prng.ts';
+import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
 import { JournalWriter } from '../../harness/journal/journal.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { normalQuantile } from '../../harness/stats/index.ts';
@@ -72,7 +72,8 @@ export function makeSyntheticBundle(options: SyntheticOptions): string {
   const plan = buildPlan(spec as Parameters<typeof buildPlan>[0]);
   writeFileSync(join(dir, 'plan.json'), serializePlan(plan));
   writeFileSync(join(dir, 'environment.json'), `${JSON.stringify(options.environment ?? DEFAULT_ENVIRONMENT, null, 2)}\n`);
-  const prng = createPrng(options.seed ?? 1);
+  // Hashed seed: nearby integer seeds of xoroshiro start with correlated outputs.
+  const prng = createPrng(seedFromString(`synthetic-values:${options.seed ?? 1}`));
   const sigma = options.sigma ?? 0.05;
   const failing = new Set(options.failTrials ?? []);
   const journal = new JournalWriter(join(dir, 'journal.jsonl'));

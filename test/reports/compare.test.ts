@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ENVIRONMENT, makeSyntheticBundle, type SyntheticArm } from './synthetic-bundle.ts';
+import { runCli } from './run-cli.ts';
+
+const ARMS: SyntheticArm[] = [
+  { backend: 'docker', medians: { completion_ms: 800 } },
+  { backend: 'staged', medians: { completion_ms: 630 } },
+];
+
+describe('sandbench compare', () => {
+  it('refuses (exit 3) when the image digests differ, and compares with a warning when allowed', async () => {
+    const baseline = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 101 });
+    const otherImage = { ...DEFAULT_ENVIRONMENT, image: { digest: `sha256:${'b'.repeat(64)}` } };
+    const candidate = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 102, environment: otherImage, slowdown: { staged: 1.3 } });
+    const refused = await runCli(['compare', baseline, candidate]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/image_digest/);
+    expect(existsSync(join(candidate, 'comparison.csv'))).toBe(false);
+
+    const allowed = await runCli(['compare', baseline, candidate, '--allow-env-mismatch']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    const markdown = readFileSync(join(candidate, 'comparison.md'), 'utf8');
+    expect(markdown.split('\n').slice(0, 4).join('\n')).toMatch(/COMPARABILITY WARNING/);
+    const csv = readFileSync(join(candidate, 'comparison.csv'), 'utf8').trim().split('\n');
+    expect(csv[0]).toMatch(/^arm,metric,unit,baseline_run,candidate_run/);
+    expect(csv).toHaveLength(3);
+    const staged = csv.find((l) => l.startsWith('staged,'))!;
+    expect(staged).toMatch(/candidate slower/);
+    expect(readFileSync(join(candidate, 'comparison.html'), 'utf8')).toMatch(/<svg/);
+  });
+
+  it('compares bundles from one environment and writes into --out', async () => {
+    const baseline = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 103 });
+    const candidate = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 104 });
+    const out = join(candidate, 'cmp');
+    const result = await runCli(['compare', baseline, candidate, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/docker\s+completion_ms/);
+    expect(existsSync(join(out, 'comparison.csv'))).toBe(true);
+  });
+});
