@@ -1,0 +1,143 @@
+/**
+ * The replay experiment end to end on a small spec: real subjects as separate processes, real
+ * audits. pvisor-replay joins when it is on PATH (pip install pvisor-sandbox).
+ */
+import { readFile, rm, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskImage } from '../../harness/image/task-image.ts';
+import { TrialRecordSchema } from '../../harness/journal/trial-record.ts';
+import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
+import { SpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import type { ExperimentContext } from '../../experiments/experiment.ts';
+import { ensureFixtures, fixtureKey } from '../../experiments/replay/replay-fixtures.ts';
+import { replayExperiment, resolveSubjects } from '../../experiments/replay/replay-experiment.ts';
+import { pvisorReplayStatus } from '../../experiments/replay/subjects.ts';
+
+const pvisor = pvisorReplayStatus().available;
+
+function smallSpec(overrides: Record<string, unknown> = {}): Spec {
+  return SpecSchema.parse({
+    name: 'replay-test',
+    experiment: 'replay',
+    arms: [{ backend: 'host' }],
+    warmups: 0,
+    trials: 1,
+    seed: 3,
+    timeout: '60s',
+    replay: { agents: ['codex', 'swe-agent'], trajectories: 1, repetitions: 1, subjects: ['sandbench', 'pvisor-replay'] },
+    ...overrides,
+  });
+}
+
+let bundleDir: string;
+let ctx: ExperimentContext;
+
+beforeAll(async () => {
+  bundleDir = await mkdtemp(join(tmpdir(), 'sandbench-test-replay-bundle-'));
+  const runId = `replaytest${process.pid}`;
+  ctx = {
+    // the replay kind never touches the task image or an executor
+    run: { runId, image: undefined as unknown as TaskImage, stateDir: bundleDir, cleanup: new CleanupRegistry(runId), log: () => undefined, options: {} },
+    spec: smallSpec(),
+    bundleDir,
+    executorFor: () => {
+      throw new Error('replay uses no executor');
+    },
+  };
+  await replayExperiment.prepare(ctx);
+});
+
+afterAll(async () => {
+  await replayExperiment.teardown(ctx);
+  await ctx.run.cleanup.releaseAll();
+  await rm(bundleDir, { recursive: true, force: true });
+});
+
+describe('plan', () => {
+  it('is subjects x agents x trajectories x repetitions, with params, no warmups', () => {
+    const spec = smallSpec({ trials: 2, replay: { agents: ['codex', 'opencode', 'pi-agent'], trajectories: 3, repetitions: 2, subjects: ['sandbench'] } });
+    const plan = replayExperiment.plan(spec);
+    expect(plan.trials).toHaveLength(3 * 3 * 2);
+    expect(new Set(plan.trials.map((t) => t.trial_id)).size).toBe(plan.trials.length);
+    expect(plan.trials.every((t) => !t.warmup && t.arm.backend === 'sandbench' && t.params?.agent === t.arm.variant)).toBe(true);
+    // each block is one (repetition, trajectory) with every arm once
+    for (let block = 0; block < plan.blocks; block++) {
+      const inBlock = plan.trials.filter((t) => t.block === block);
+      expect(inBlock).toHaveLength(3);
+      expect(new Set(inBlock.map((t) => `${t.params?.trajectory}/${t.params?.repetition}`)).size).toBe(1);
+    }
+    expect(replayExperiment.plan(spec)).toEqual(plan);
+    expect(replayExperiment.plan({ ...spec, seed: 4 }).trials.map((t) => t.trial_id)).not.toEqual(plan.trials.map((t) => t.trial_id));
+  });
+
+  it('refuses trials that differ from replay.repetitions, and warmups', () => {
+    expect(() => replayExperiment.plan(smallSpec({ trials: 3 }))).toThrow(/trials: for the replay kind/);
+    expect(() => replayExperiment.plan(smallSpec({ warmups: 1 }))).toThrow(/warmups/);
+  });
+
+  it('skips pvisor-replay with a reason when it is not installed', () => {
+    const saved = process.env.SANDBENCH_PVISOR_REPLAY;
+    process.env.SANDBENCH_PVISOR_REPLAY = '/nonexistent/pvisor-replay';
+    try {
+      const { available, skipped } = resolveSubjects(ctx.spec);
+      expect(available).toEqual(['sandbench']);
+      expect(skipped[0]!.reason).toMatch(/not an executable/);
+      expect(replayExperiment.plan(ctx.spec).trials.every((t) => t.arm.backend === 'sandbench')).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.SANDBENCH_PVISOR_REPLAY;
+      else process.env.SANDBENCH_PVISOR_REPLAY = saved;
+    }
+  });
+});
+
+describe('trials', () => {
+  it('every planned attempt is ok, audited and timed', async () => {
+    const plan = replayExperiment.plan(ctx.spec);
+    expect(plan.trials).toHaveLength((pvisor ? 2 : 1) * 2);
+    for (const planned of plan.trials) {
+      const record = TrialRecordSchema.parse(await replayExperiment.runTrial(planned, ctx));
+      expect(record.notes, record.trial_id).toEqual([]);
+      expect(record.outcome).toBe('ok');
+      expect(Object.values(record.validity).every((v) => v === 'pass')).toBe(true);
+      expect(record.validity.no_marker_files).toBe('pass');
+      expect(record.metrics.completion_ms).toBeGreaterThan(0);
+      expect(record.facts.trajectory_sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    const subjects = JSON.parse(await readFile(join(bundleDir, 'replay', 'subjects.json'), 'utf8')) as { subjects: { subject: string; available: boolean }[] };
+    expect(subjects.subjects.map((s) => s.subject)).toEqual(['sandbench', 'pvisor-replay']);
+  });
+
+  it('a marker file in the workspace makes the attempt invalid', async () => {
+    const planned = replayExperiment.plan(ctx.spec).trials.find((t) => t.arm.backend === 'sandbench' && t.arm.variant === 'codex')!;
+    const workspace = (await ensureFixtures(ctx)).entries.get(fixtureKey('codex', 0))!.workspace;
+    await writeFile(join(workspace, 'marker-0.txt'), 'fixture-0');
+    try {
+      const record = await replayExperiment.runTrial(planned, ctx);
+      expect(record.outcome).toBe('invalid');
+      expect(record.validity.no_marker_files).toBe('fail');
+      expect(record.validity.workspace_unchanged).toBe('fail');
+      expect(record.validity.historical_command_exact).toBe('pass');
+      expect(record.notes[0]).toMatch(/audit failed: .*workspace_unchanged.*no_marker_files/);
+    } finally {
+      await rm(join(workspace, 'marker-0.txt'));
+    }
+  });
+
+  it('a subject that refuses the trajectory is a categorized failure, not a timing', async () => {
+    const planned = replayExperiment.plan(ctx.spec).trials.find((t) => t.arm.backend === 'sandbench' && t.arm.variant === 'swe-agent')!;
+    const entry = (await ensureFixtures(ctx)).entries.get(fixtureKey('swe-agent', 0))!;
+    const original = await readFile(entry.path);
+    await writeFile(entry.path, original.subarray(0, 100));
+    try {
+      const record = await replayExperiment.runTrial(planned, ctx);
+      expect(record.outcome).toBe('failed');
+      expect(record.failure_category).toBe('task_failed');
+      expect(record.facts.replay_failure_category).toBe('malformed_json');
+      expect(record.exit_code).toBe(11);
+    } finally {
+      await writeFile(entry.path, original);
+    }
+  });
+});
