@@ -5,10 +5,12 @@ import { commandExperiment } from './command/command-kind.ts';
 import { shellReadyExperiment } from './shell-ready/shell-ready-kind.ts';
 import { repairExperiment } from './repair/repair-kind.ts';
 import { densityExperiment } from './density/density-experiment.ts';
+import { replayExperiment } from './replay/replay-experiment.ts';
 
 export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   'shell-ready': shellReadyExperiment,
   command: commandExperiment,
   repair: repairExperiment,
   density: densityExperiment,
+  replay: replayExperiment,
 };
