@@ -20,7 +20,7 @@ import { ensureInitramfs, type Initramfs } from './vm/initramfs.ts';
 import { QEMU_BINARY, qemuArgv, type MachineProfile, type VmLaunchSpec } from './vm/qemu-argv.ts';
 import { ensureRootDisk, type RootDisk } from './vm/root-disk.ts';
 import { buildScratchDisk, writeTaskDisk } from './vm/trial-disks.ts';
-import { listUpperLayer, readMerged } from './vm/upper-layer.ts';
+import { extractUpperLayer, listUpperLayer, readCandidate } from './vm/upper-layer.ts';
 
 /** 2 vCPUs for every VM trial (issue 3: "2 vCPU"). */
 export const VM_VCPUS = 2;
@@ -225,10 +225,12 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
       const vm = trials.get(trial.trialId);
       if (!vm) throw new Error(`${backend}: collect() for unknown trial ${trial.trialId}`);
       const listing = await listUpperLayer(vm.scratch, trial.baselineWorkspace);
+      // Outside the VM's temp dir: reads must work after finishTrial; the harness removes trialDir.
+      const upperCopy = await extractUpperLayer(vm.scratch, join(trial.trialDir, 'vm-upper'));
       return {
         changed: listing.changed,
-        read: (relativePath) => readMerged(vm.scratch, relativePath, listing),
-        facts: { ...facts(), scratch_disk: vm.scratch, vcpus: VM_VCPUS },
+        read: (relativePath) => readCandidate(upperCopy, trial.baselineWorkspace, relativePath, listing),
+        facts: { ...facts(), stage_upper: upperCopy, vcpus: VM_VCPUS },
       };
     },
 

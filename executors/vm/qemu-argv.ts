@@ -56,7 +56,8 @@ export function kernelCmdline(spec: Pick<VmLaunchSpec, 'profile' | 'accelerator'
   // loglevel=1: only KERN_EMERG reaches the console, which the task's stdout shares; the init reports
   // OOM kills itself. SANDBENCH_VM_DEBUG=1 shows the full kernel log for diagnosing boot failures.
   const verbosity = process.env.SANDBENCH_VM_DEBUG === '1' ? [] : ['loglevel=1'];
-  const words = ['console=ttyS0', ...verbosity, 'panic=-1', 'reboot=t', 'rdinit=/init', `sandbench.transport=${spec.profile.transport}`];
+  // edd=off: the boot stub's "Probing EDD" BIOS disk scan prints to the console and finds nothing on virtio.
+  const words = ['console=ttyS0', ...verbosity, 'edd=off', 'panic=-1', 'reboot=t', 'rdinit=/init', `sandbench.transport=${spec.profile.transport}`];
   // TCG: skip PIT calibration, which hangs ~25% of microvm boots (backend-notes "QEMU").
   if (spec.accelerator === 'tcg' && spec.tscKhz) words.push(`tsc_early_khz=${spec.tscKhz}`, 'tsc=reliable');
   return [...words, ...spec.profile.kernelArgs, ...(spec.extraCmdline ?? [])].join(' ');

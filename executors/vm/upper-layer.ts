@@ -1,10 +1,11 @@
 /**
  * Reads what a VM task changed in /workspace from the scratch disk's overlay upper layer, on the
  * host and without mounting: `debugfs` lists the upper tree level by level (one process per level)
- * and `cat`s candidate files on demand. Overlay encodes deletions as 0:0 character devices
+ * and `rdump`s it into the trial directory. Overlay encodes deletions as 0:0 character devices
  * (whiteouts) and a directory replaced wholesale as an "opaque" directory (trusted.overlay.opaque=y).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 
@@ -30,6 +31,8 @@ function quoted(path: string): string {
 /** Run commands through one `debugfs -f -`; returns each command's stdout section, in order. */
 export async function debugfsBatch(image: string, commands: string[]): Promise<string[]> {
   if (commands.length === 0) return [];
+  // debugfs exits 0 even when it cannot open the image; check first so a missing disk is an error.
+  if (!existsSync(image)) throw new Error(`scratch disk ${image} is gone`);
   const { stdout } = await execa('debugfs', ['-f', '-', image], { input: `${commands.join('\n')}\n`, stripFinalNewline: false });
   // debugfs echoes each command as "debugfs: <command>" on stdout before its output.
   const sections = stdout.split(/^debugfs: .*$/m).slice(1);
@@ -117,21 +120,30 @@ export async function listUpperLayer(image: string, baselineWorkspace: string): 
   return { changed: sorted, deleted, directories };
 }
 
-/** Bytes of one file inside the disk image, or null when it does not exist there. */
-export async function readImageFile(image: string, path: string): Promise<Buffer | null> {
-  const result = await execa('debugfs', ['-R', `cat ${quoted(path)}`, image], { encoding: 'buffer', reject: false, stripFinalNewline: false });
-  const stderr = Buffer.from(result.stderr).toString();
-  if (result.exitCode !== 0 || /File not found/.test(stderr)) return null;
-  return Buffer.from(result.stdout);
+/**
+ * Copy the upper layer out of the image into `destination` (files, directories and symlinks; whiteouts
+ * are not files and are known from the listing). Candidate reads must outlive the scratch disk,
+ * which finishTrial deletes, so they are served from this host copy.
+ */
+export async function extractUpperLayer(image: string, destination: string): Promise<string> {
+  mkdirSync(destination, { recursive: true });
+  const result = await execa('debugfs', ['-R', `rdump ${quoted(UPPER_DIR)} ${quoted(destination)}`, image], { reject: false });
+  const upper = join(destination, UPPER_DIR.slice(1));
+  if (result.exitCode !== 0 || !existsSync(upper)) throw new Error(`debugfs rdump of ${image} failed: ${result.stderr.trim()}`);
+  return upper;
 }
 
 /**
- * Read /workspace/<relative> as the task left it: deleted paths (or paths under one) and
- * directories are absent, the upper layer wins, otherwise the lower (baseline copy).
+ * /workspace/<relative> as the task left it: deleted paths (or paths under one) and directories are
+ * absent, the upper copy wins, otherwise the baseline (the lower layer is a copy of it).
  */
-export async function readMerged(image: string, relative: string, listing: Pick<UpperListing, 'deleted' | 'directories'>): Promise<Buffer | null> {
+export async function readCandidate(upperCopy: string, baseline: string, relative: string, listing: Pick<UpperListing, 'deleted' | 'directories'>): Promise<Buffer | null> {
   const parts = relative.split('/');
   if (parts.some((_, index) => listing.deleted.has(parts.slice(0, index + 1).join('/')))) return null;
-  if (listing.directories.has(relative)) return null;
-  return (await readImageFile(image, `${UPPER_DIR}/${relative}`)) ?? (await readImageFile(image, `${LOWER_DIR}/${relative}`));
+  for (const root of [upperCopy, baseline]) {
+    const path = join(root, relative);
+    if (existsSync(path) && !lstatSync(path).isDirectory()) return readFile(path);
+    if (existsSync(path)) return null;
+  }
+  return null;
 }
