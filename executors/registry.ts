@@ -6,6 +6,7 @@ import { createPodmanExecutor } from './podman.ts';
 import { createDockerExecutor } from './docker.ts';
 import { createQemuMicrovmExecutor } from './qemu-microvm.ts';
 import { createQemuQ35Executor } from './qemu-q35.ts';
+import { createPvisorExecutor } from './pvisor.ts';
 
 export type ExecutorFactory = (variant: string | null) => Executor;
 
@@ -16,6 +17,7 @@ export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> =
   docker: (variant) => createDockerExecutor(variant),
   'qemu-microvm': createQemuMicrovmExecutor,
   'qemu-q35': createQemuQ35Executor,
+  pvisor: createPvisorExecutor,
 };
 
 export function createExecutor(backend: BackendName, variant: string | null): Executor | null {

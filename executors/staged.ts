@@ -6,13 +6,14 @@
  * vanishes with the namespace and the upper directory stays behind as the candidate files.
  * The launch path is one sh, one mount and bwrap: every extra fork shows up in ready time.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
 import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
 import { spawnTrial } from './spawn-trial.ts';
+import { listUpperLayer } from './overlay-upper.ts';
 
 interface StageDirs {
   upper: string;
@@ -55,29 +56,6 @@ export function stagedLaunchArgv(rootfsDir: string, trial: TrialContext, task: T
   return [...controlsPrefix(trial), 'unshare', '--mount', '--pid', '--fork', '--net', '--propagation', 'private', 'sh', '-c', script, 'sandbench-stage', ...bwrap];
 }
 
-/** Overlay whiteouts are 0:0 character devices: a file the task deleted. */
-function isWhiteout(path: string): boolean {
-  const stat = lstatSync(path);
-  return stat.isCharacterDevice() && stat.rdev === 0;
-}
-
-function listUpper(upper: string, baseline: string): string[] {
-  const changed: string[] = [];
-  const walk = (relative: string) => {
-    for (const name of readdirSync(relative ? join(upper, relative) : upper).sort()) {
-      const rel = relative ? `${relative}/${name}` : name;
-      const path = join(upper, rel);
-      if (isWhiteout(path)) changed.push(`${rel} (deleted)`);
-      else if (lstatSync(path).isDirectory()) {
-        if (!existsSync(join(baseline, rel))) changed.push(rel);
-        walk(rel);
-      } else changed.push(rel);
-    }
-  };
-  if (existsSync(upper)) walk('');
-  return changed.sort();
-}
-
 async function toolVersion(argv: string[]): Promise<string | null> {
   const result = await execa(argv[0]!, argv.slice(1), { reject: false });
   return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trim().split('\n')[0] ?? null : null;
@@ -117,7 +95,7 @@ export function createStagedExecutor(variant: string | null = null): Executor {
     async collect(trial): Promise<CandidateFiles> {
       const { upper } = stageDirs(trial);
       return {
-        changed: listUpper(upper, trial.baselineWorkspace),
+        changed: listUpperLayer(upper, trial.baselineWorkspace),
         read: async (relativePath) => readFile(join(upper, relativePath)).catch(() => null),
         facts: { stage_upper: upper },
       };

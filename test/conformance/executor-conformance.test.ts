@@ -13,8 +13,11 @@ import { createExecutor } from '../../executors/registry.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { makeTestRun, makeTrial, runOne, sh, waitForLine, type TestRun } from '../support/trial-fixture.ts';
 
-/** Backends that isolate the network and/or stage writes; host is the unisolated floor by design. */
-const UNISOLATED: ReadonlySet<BackendName> = new Set(['host']);
+/**
+ * Backends that do not isolate the network: host is the unisolated floor by design; pVisor is run
+ * with `--overlaynet off` as in the published study, which leaves the host network reachable.
+ */
+const UNISOLATED: ReadonlySet<BackendName> = new Set(['host', 'pvisor']);
 const required = new Set((process.env.SANDBENCH_REQUIRE_BACKENDS ?? '').split(',').filter(Boolean));
 
 const candidates: { backend: BackendName; executor: Executor; probe: ProbeResult }[] = [];

@@ -1,0 +1,119 @@
+/**
+ * `pvisor`: pVisor's own staged executor, when a `pvisor` command is on PATH (pip install
+ * pvisor-sandbox). pVisor 0.3's agent-job entry point is `pvisor spawn` (the study's harness called
+ * it `pvisor run`; in 0.3 `run` is the OCI-container command), so trials launch
+ * `pvisor spawn --no-agent-defaults --overlaynet off --stdio inherit --timeout <t> --stage <dir> -- argv`
+ * with the baseline workspace as working directory. Variant `vm` adds `--executor vm` and needs KVM.
+ * A trial counts only when the stage's run-bundle.json proves what pVisor claims: state completed,
+ * the declared isolation, staged filesystem changes and non-bypassable filesystem boundaries.
+ * Limitation: the rootless-process executor runs the host's root filesystem, not the task image.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { z } from 'zod';
+import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
+import { controlsPrefix } from './launch-prefix.ts';
+import { listUpperLayer } from './overlay-upper.ts';
+import { spawnTrial } from './spawn-trial.ts';
+import { kvmUsable } from '../harness/provenance/host-facts.ts';
+
+/** The fields of pVisor's run-bundle.json a trial's validity depends on (schema_version 5 seen with 0.3.1). */
+const RunBundleSchema = z.object({
+  run: z.object({ state: z.string(), exit_code: z.number().nullable().optional(), executor: z.object({ isolation: z.string() }) }),
+  safety: z
+    .object({
+      filesystem_changes_staged: z.boolean().optional(),
+      filesystem_non_bypassable: z.boolean().optional(),
+      filesystem_read_non_bypassable: z.boolean().optional(),
+      filesystem_write_non_bypassable: z.boolean().optional(),
+    })
+    .optional(),
+});
+type RunBundle = z.infer<typeof RunBundleSchema>;
+
+const DECLARED_ISOLATION: Record<string, string> = { staged: 'rootless_process', vm: 'virtual_machine' };
+const NON_BYPASSABLE_FLAGS = ['filesystem_non_bypassable', 'filesystem_read_non_bypassable', 'filesystem_write_non_bypassable'] as const;
+
+const stageOf = (trial: TrialContext) => join(trial.trialDir, 'stage');
+
+/** Why a finished pVisor trial cannot count, or null when run-bundle.json proves the declared boundary. */
+export function auditRunBundle(bundle: RunBundle, variant: 'staged' | 'vm'): ExitInfo['infraFailure'] | null {
+  const declared = DECLARED_ISOLATION[variant]!;
+  if (bundle.run.executor.isolation !== declared) {
+    return { category: 'isolation_refused', reason: `pvisor ran with isolation ${bundle.run.executor.isolation}, declared ${declared}` };
+  }
+  if (!bundle.safety?.filesystem_changes_staged) return { category: 'isolation_refused', reason: 'pvisor did not stage filesystem changes' };
+  if (variant === 'staged') {
+    const missing = NON_BYPASSABLE_FLAGS.filter((flag) => bundle.safety?.[flag] !== true);
+    if (missing.length > 0) return { category: 'isolation_refused', reason: `pvisor boundary not non-bypassable: ${missing.join(', ')}` };
+  }
+  return null;
+}
+
+function readRunBundle(stage: string): { bundle: RunBundle } | { error: string } {
+  const path = join(stage, 'run-bundle.json');
+  if (!existsSync(path)) return { error: 'pvisor wrote no run-bundle.json' };
+  const parsed = RunBundleSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  return parsed.success ? { bundle: parsed.data } : { error: `run-bundle.json unreadable: ${parsed.error.issues[0]?.message}` };
+}
+
+export function createPvisorExecutor(variant: string | null = null): Executor {
+  const mode: 'staged' | 'vm' = variant === 'vm' ? 'vm' : 'staged';
+  return {
+    backend: 'pvisor',
+    variant,
+    async probe(): Promise<ProbeResult> {
+      const version = await execa('pvisor', ['--version'], { reject: false });
+      if (version.failed || version.exitCode !== 0) {
+        return { backend: 'pvisor', available: false, version: null, details: {}, reason: 'no `pvisor` command on PATH', fix: 'pip install pvisor-sandbox (then put its bin/ on PATH)' };
+      }
+      if (mode === 'vm' && !kvmUsable()) {
+        return { backend: 'pvisor', available: false, version: version.stdout.trim(), details: {}, reason: 'pvisor --executor vm needs /dev/kvm; this machine has none', fix: 'run on a host with KVM' };
+      }
+      return { backend: 'pvisor', available: true, version: version.stdout.trim(), details: { executor: mode === 'vm' ? 'vm' : 'host (rootless_process)', root_filesystem: 'host (not the task image)' } };
+    },
+    async prepare() {},
+    async stageWorkspace(trial): Promise<WorkspaceBinding> {
+      mkdirSync(trial.trialDir, { recursive: true });
+      return { hostPath: trial.baselineWorkspace, claimsStaging: true };
+    },
+    async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
+      const stage = stageOf(trial);
+      // pVisor's own timeout is a backstop a little beyond ours, so the harness's kill decides and records the timeout.
+      const timeoutSeconds = Math.ceil(trial.timeoutMs / 1000) + 5;
+      const argv = [
+        ...controlsPrefix(trial),
+        'pvisor', 'spawn', '--no-agent-defaults', '--overlaynet', 'off', '--stdio', 'inherit',
+        '--timeout', `${timeoutSeconds}s`, '--stage', stage,
+        ...(mode === 'vm' ? ['--executor', 'vm'] : []),
+        ...(trial.controls.memoryMiB ? ['--memory', `${trial.controls.memoryMiB}MiB`] : []),
+        '--', ...task.argv,
+      ];
+      return spawnTrial({
+        argv,
+        env: task.env,
+        cwd: trial.baselineWorkspace,
+        stdin: task.stdin,
+        timeoutMs: trial.timeoutMs,
+        classifyExit: (info) => {
+          if (info.timedOut) return undefined;
+          const read = readRunBundle(stage);
+          if ('error' in read) return { category: 'recording_failed', reason: read.error };
+          return auditRunBundle(read.bundle, mode) ?? undefined;
+        },
+      });
+    },
+    async collect(trial): Promise<CandidateFiles> {
+      const upper = join(stageOf(trial), 'upper');
+      return {
+        changed: listUpperLayer(upper, trial.baselineWorkspace),
+        read: async (relativePath) => readFile(join(upper, relativePath)).catch(() => null),
+        facts: { pvisor_stage: stageOf(trial), pvisor_executor: mode },
+      };
+    },
+    async finishTrial() {},
+    async teardown() {},
+  };
+}
