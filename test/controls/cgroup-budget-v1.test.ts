@@ -85,3 +85,19 @@ describe.skipIf(!v1)('cgroup v1 budget', () => {
     }
   });
 });
+
+describe.skipIf(!v1)('leftover budgets (sandbench clean)', () => {
+  it('finds a budget left by a killed run and removes it with its processes', async () => {
+    const { leftoverBudgets, removeBudget } = await import('../../harness/controls/leftover-budgets.ts');
+    const budget = CgroupBudget.create({ runId: `${runId}x`, label: 'left', cpus: '0-1', memoryMiB: 64 });
+    const { enterArgv } = budget.placement();
+    const child = spawn(enterArgv[0]!, [...enterArgv.slice(1), 'sleep', '30'], { stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(leftoverBudgets(`${runId}x`)).toEqual([budget.name]);
+    const exited = waitExit(child);
+    await removeBudget(budget.name);
+    expect((await exited).signal).toBe('SIGKILL');
+    expect(leftoverBudgets(`${runId}x`)).toEqual([]);
+    await expect(removeBudget('user-slice')).rejects.toThrow(/not a sandbench budget/);
+  });
+});
