@@ -4,6 +4,7 @@
  * write-through workspace, and one Executor built from engine-specific hooks (probe/start/stop).
  * podman.ts and docker.ts only say how to reach their engine.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -67,9 +68,12 @@ export function taskImageTag(digest: string): string {
   return `sandbench-task:${digest.replace(/^sha256:/, '').slice(0, 12)}`;
 }
 
-/** Container names allow [a-zA-Z0-9][a-zA-Z0-9_.-]; the run id prefix lets `sandbench clean` find them. */
-export function containerName(runId: string, trialId: string): string {
-  return `sandbench-${runId}-${trialId}`.replace(/[^a-zA-Z0-9_.-]/g, '-');
+/**
+ * Container names allow [a-zA-Z0-9][a-zA-Z0-9_.-]; the run id prefix lets `sandbench clean` find
+ * them. The launch suffix keeps a re-run trial (resume after kill -9) from colliding with a leftover.
+ */
+export function containerName(runId: string, trialId: string, launchSuffix: string = randomBytes(3).toString('hex')): string {
+  return `sandbench-${runId}-${trialId}-${launchSuffix}`.replace(/[^a-zA-Z0-9_.-]/g, '-');
 }
 
 const layersSchema = z.array(z.string());
@@ -253,6 +257,8 @@ export interface EngineHooks {
 export interface ContainerExecutor extends Executor {
   /** Container init and supervisor pids of a running trial (conmon / containerd shim). */
   containerPids(trial: TrialContext): Promise<ContainerPids>;
+  /** Name of the trial's container while it is live (launch → finishTrial). */
+  containerNameOf(trial: TrialContext): string | null;
   /** The engine handle after prepare() (for diagnostics and tests). */
   engine(): ContainerEngine | null;
   /** After prepare(): tag, engine image id and layer digest (= task image digest), for environment.json. */
@@ -360,7 +366,12 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       for (const trialId of [...live.keys()]) await finish(trialId);
       await hooks.stop();
     },
-    containerPids: (trial) => containerPids(ready().engine, containerName(ready().run.runId, trial.trialId)),
+    async containerPids(trial) {
+      const container = live.get(trial.trialId);
+      if (!container) throw new Error(`${hooks.backend}: no live container for trial ${trial.trialId}`);
+      return containerPids(ready().engine, container.name);
+    },
+    containerNameOf: (trial) => live.get(trial.trialId)?.name ?? null,
     engine: () => engine,
     imageFacts: () => imageFacts,
   };

@@ -13,7 +13,7 @@ import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import type { ExitInfo, RunContext, TaskCommand, TrialContext, WorkspaceBinding, RunningTrial, CandidateFiles } from '../../executors/executor.ts';
-import { containersOfRun, containerName, removeContainer, type ContainerExecutor } from '../../executors/container-common.ts';
+import { containersOfRun, removeContainer, type ContainerExecutor } from '../../executors/container-common.ts';
 
 export const TASK_IMAGE_REQUEST = { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 };
 
@@ -227,7 +227,9 @@ export function containerCases(getExecutor: () => ContainerExecutor, getRun: () 
     let removedAt = 0;
     const outcome = await runTrial(executor, trial, sh('echo REFERENCE_READY; sleep 120'), async (running) => {
       await waitForLine(running, /^REFERENCE_READY$/);
-      await removeContainer(executor.engine()!, containerName(test.run.runId, trial.trialId));
+      const name = executor.containerNameOf(trial);
+      expect(name).toMatch(new RegExp(`^sandbench-${test.run.runId}-${trial.trialId}-[0-9a-f]{6}$`));
+      await removeContainer(executor.engine()!, name!);
       removedAt = Date.now();
     });
     expect(Date.now() - removedAt).toBeLessThan(15_000);

@@ -1,7 +1,7 @@
 /** The podman executor against real Podman (runc, cgroup v1 hybrid here): container-specific behaviour. */
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL, type ContainerExecutor } from '../../executors/container-common.ts';
+import { containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL, type ContainerExecutor } from '../../executors/container-common.ts';
 import { createPodmanExecutor } from '../../executors/podman.ts';
 import { containerCases, disposeRun, makeRun, type TestRun } from './container-harness.ts';
 
@@ -47,7 +47,7 @@ describe.skipIf(!probe.available)('podman executor', () => {
   it('builds the run argv with runc, no network, no pull, explicit rlimits and the cgroupfs manager for budgets', () => {
     const { globalArgs, runArgs } = containerRunArgv({
       kind: 'podman',
-      name: 'sandbench-r-t',
+      name: 'sandbench-r-t-000000',
       runId: 'r',
       trialId: 't',
       imageTag: 'sandbench-task:abc',
@@ -61,6 +61,12 @@ describe.skipIf(!probe.available)('podman executor', () => {
     expect(runArgs.join(' ')).toContain('--network none --pull never');
     expect(runArgs.join(' ')).toContain('--cgroup-parent /sandbench-r-b');
     expect(runArgs).not.toContain('--interactive');
+  });
+
+  it('names containers sandbench-<run>-<trial>-<launch> so a re-run trial never collides with a leftover', () => {
+    expect(containerName('r1', 'b0001-podman')).toMatch(/^sandbench-r1-b0001-podman-[0-9a-f]{6}$/);
+    expect(containerName('r1', 'b0001-podman')).not.toBe(containerName('r1', 'b0001-podman'));
+    expect(containerName('r:1', 't/1', 'abc')).toBe('sandbench-r-1-t-1-abc');
   });
 
   containerCases(() => executor, () => test);
