@@ -8,9 +8,9 @@
  * is sorted once and a resample is a count array walked to the middle rank: O(n) per resample with
  * no sorting and no selection (5,000 × 5,000 pairs in well under a second).
  */
-import { createPrng, seedFromString, PRNG_NAME, type Prng } from '../plan/prng.ts';
+import { createPrng, seedFromString, PRNG_NAME } from '../plan/prng.ts';
 import { normalCdf, normalQuantile } from './normal.ts';
-import { IndexSampler } from './index-sampler.ts';
+import { bootstrapGenerator, IndexSampler } from './index-sampler.ts';
 import { quantileSorted } from './quantile.ts';
 
 export interface Interval {
@@ -36,12 +36,26 @@ function sortArm(values: ArrayLike<number>): SortedArm {
   return { sorted, rankOf };
 }
 
-/** Type-7 median of a resample given how often each order statistic was drawn (counts sum to n). */
-function medianFromCounts(counts: Int32Array, sorted: Float64Array, n: number): number {
+/**
+ * Where the walk to the middle rank may start: a resample's median rank rarely strays more than a
+ * few √n/2 (its binomial standard deviation) from n/2, so draws below `floor` are only counted, not
+ * walked. 8 standard deviations below; when more draws than that land below, the walk restarts at 0,
+ * so the result is exact either way — the window only saves time.
+ */
+function walkFloor(n: number): number {
+  return Math.max(0, Math.floor(n / 2 - 4 * Math.sqrt(n)));
+}
+
+/** Type-7 median of a resample from how often each order statistic was drawn (counts sum to n). */
+function medianFromCounts(counts: Int32Array, sorted: Float64Array, n: number, floor: number, drawnBelowFloor: number): number {
   const lowPosition = (n - 1) >> 1; // 0-based order positions of the middle value(s)
   const highPosition = n >> 1;
-  let cumulative = 0;
-  let r = 0;
+  let r = floor;
+  let cumulative = drawnBelowFloor;
+  if (cumulative > lowPosition) {
+    r = 0;
+    cumulative = 0;
+  }
   for (; ; r++) {
     cumulative += counts[r]!;
     if (cumulative > lowPosition) break;
@@ -62,27 +76,41 @@ export interface BootstrapReplicates {
 }
 
 /** Paired-round bootstrap: resample block indices with replacement, the same index for both arms. */
-export function pairedReplicates(candidate: ArrayLike<number>, control: ArrayLike<number>, resamples: number, prng: Prng): BootstrapReplicates {
+export function pairedReplicates(candidate: ArrayLike<number>, control: ArrayLike<number>, resamples: number, seed: number): BootstrapReplicates {
   const n = candidate.length;
   const c = sortArm(candidate);
   const k = sortArm(control);
+  // Both ranks of a block side by side: one cache line serves both arms.
+  const ranks = new Int32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    ranks[2 * i] = c.rankOf[i]!;
+    ranks[2 * i + 1] = k.rankOf[i]!;
+  }
+  const floor = walkFloor(n);
   const countsC = new Int32Array(n);
   const countsK = new Int32Array(n);
   const difference = new Float64Array(resamples);
   const ratio = new Float64Array(resamples);
-  const sampler = new IndexSampler(prng, n);
+  const sampler = new IndexSampler(bootstrapGenerator(seed), n);
   const blocks = new Int32Array(n);
   for (let b = 0; b < resamples; b++) {
     countsC.fill(0);
     countsK.fill(0);
     sampler.fill(blocks);
+    let belowC = 0;
+    let belowK = 0;
     for (let draw = 0; draw < n; draw++) {
       const block = blocks[draw]!;
-      countsC[c.rankOf[block]!]!++;
-      countsK[k.rankOf[block]!]!++;
+      const rc = ranks[2 * block]!;
+      const rk = ranks[2 * block + 1]!;
+      countsC[rc]!++;
+      countsK[rk]!++;
+      // Branch-free "rank < floor": the sign bit of rank − floor.
+      belowC += (rc - floor) >>> 31;
+      belowK += (rk - floor) >>> 31;
     }
-    const mc = medianFromCounts(countsC, c.sorted, n);
-    const mk = medianFromCounts(countsK, k.sorted, n);
+    const mc = medianFromCounts(countsC, c.sorted, n, floor, belowC);
+    const mk = medianFromCounts(countsK, k.sorted, n, floor, belowK);
     difference[b] = mc - mk;
     ratio[b] = mc / mk;
   }
@@ -90,27 +118,41 @@ export function pairedReplicates(candidate: ArrayLike<number>, control: ArrayLik
 }
 
 /** Independent bootstrap: each arm resampled on its own (candidate draws first, then control). */
-export function unpairedReplicates(candidate: ArrayLike<number>, control: ArrayLike<number>, resamples: number, prng: Prng): BootstrapReplicates {
+export function unpairedReplicates(candidate: ArrayLike<number>, control: ArrayLike<number>, resamples: number, seed: number): BootstrapReplicates {
   const c = sortArm(candidate).sorted;
   const k = sortArm(control).sorted;
   const countsC = new Int32Array(c.length);
   const countsK = new Int32Array(k.length);
   const difference = new Float64Array(resamples);
   const ratio = new Float64Array(resamples);
-  const samplerC = new IndexSampler(prng, c.length);
-  const samplerK = new IndexSampler(prng, k.length);
+  // One generator for both arms (candidate indices first, then control, in every resample).
+  const generator = bootstrapGenerator(seed);
+  const samplerC = new IndexSampler(generator, c.length);
+  const samplerK = new IndexSampler(generator, k.length);
   const drawsC = new Int32Array(c.length);
   const drawsK = new Int32Array(k.length);
+  const floorC = walkFloor(c.length);
+  const floorK = walkFloor(k.length);
   for (let b = 0; b < resamples; b++) {
     countsC.fill(0);
     countsK.fill(0);
     // Drawing an observation uniformly is drawing a position in the sorted array uniformly.
     samplerC.fill(drawsC);
     samplerK.fill(drawsK);
-    for (let draw = 0; draw < drawsC.length; draw++) countsC[drawsC[draw]!]!++;
-    for (let draw = 0; draw < drawsK.length; draw++) countsK[drawsK[draw]!]!++;
-    const mc = medianFromCounts(countsC, c, c.length);
-    const mk = medianFromCounts(countsK, k, k.length);
+    let belowC = 0;
+    let belowK = 0;
+    for (let draw = 0; draw < drawsC.length; draw++) {
+      const r = drawsC[draw]!;
+      countsC[r]!++;
+      belowC += (r - floorC) >>> 31;
+    }
+    for (let draw = 0; draw < drawsK.length; draw++) {
+      const r = drawsK[draw]!;
+      countsK[r]!++;
+      belowK += (r - floorK) >>> 31;
+    }
+    const mc = medianFromCounts(countsC, c, c.length, floorC, belowC);
+    const mk = medianFromCounts(countsK, k, k.length, floorK, belowK);
     difference[b] = mc - mk;
     ratio[b] = mc / mk;
   }

@@ -5,7 +5,6 @@
  */
 import {
   bcaInterval,
-  createPrng,
   medianAccelerations,
   pairedReplicates,
   percentileInterval,
@@ -78,13 +77,12 @@ export function compareMedians(input: MedianComparisonInput, options: { underpow
   validate(input);
   const { candidate, control, paired, resamples, seedId } = input;
   const seed = seedFromString(seedId);
-  const prng = createPrng(seed);
   const medianC = median(candidate);
   const medianK = median(control);
   const difference = medianC - medianK;
   const ratio = medianC / medianK;
 
-  const replicates = (paired ? pairedReplicates : unpairedReplicates)(candidate, control, resamples, prng);
+  const replicates = (paired ? pairedReplicates : unpairedReplicates)(candidate, control, resamples, seed);
   const sortedDiff = replicates.difference.sort();
   const sortedRatio = replicates.ratio.sort();
   const acceleration = medianAccelerations(candidate, control, paired);
