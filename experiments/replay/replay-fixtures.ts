@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ExperimentContext } from '../experiment.ts';
 import type { ReplayAgent } from './agents.ts';
 import type { FixtureTask } from './fixture-task.ts';
-import { buildPreparerBundle, type PreparerBundle } from './preparer-bundle.ts';
+import { buildPreparerBundle, buildPreparerSnapshot, type PreparerBundle } from './preparer-bundle.ts';
 import { replaySection } from './replay-plan.ts';
 import { writeTrajectorySet } from './trajectory-set.ts';
 import { snapshotWorkspace } from './workspace-snapshot.ts';
@@ -32,7 +32,7 @@ export interface ReplayFixtures {
   scratchDir: string;
   trajectoriesDir: string;
   entries: Map<string, FixtureEntry>;
-  /** The compiled preparer, when the spec's preparer_entry is `bundle`. */
+  /** The compiled preparer (bundle or snapshot blob), when the spec's preparer_entry asks for one. */
   bundle: PreparerBundle | null;
 }
 
@@ -75,7 +75,8 @@ async function create(ctx: ExperimentContext): Promise<ReplayFixtures> {
       workspaceDigest: (await snapshotWorkspace(workspace)).digest,
     });
   }
-  const bundle = replay.subjects.includes('sandbench') && replay.preparer_entry === 'bundle' ? await buildPreparerBundle(scratchDir) : null;
+  const wanted = replay.subjects.includes('sandbench') ? replay.preparer_entry : null;
+  const bundle = wanted === 'bundle' ? await buildPreparerBundle(scratchDir) : wanted === 'snapshot' ? await buildPreparerSnapshot(scratchDir) : null;
   return { scratchDir, trajectoriesDir, entries, bundle };
 }
 

@@ -10,7 +10,7 @@ import type { ReplayAgent } from './agents.ts';
 
 export const REPLAY_SUBJECTS = ['sandbench', 'pvisor-replay'] as const;
 export type ReplaySubject = (typeof REPLAY_SUBJECTS)[number];
-export const PREPARER_ENTRIES = ['bundle', 'tsx-lean', 'cli'] as const;
+export const PREPARER_ENTRIES = ['bundle', 'snapshot', 'tsx-lean', 'cli'] as const;
 export type PreparerEntry = (typeof PREPARER_ENTRIES)[number];
 
 export const PROJECT_ROOT = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
@@ -68,17 +68,16 @@ export interface AttemptPaths {
   stateDir: string;
 }
 
-/** Argv of one attempt. `bundlePath` is the compiled preparer (entry `bundle`). */
+/** Argv of one attempt. `bundlePath` is the compiled preparer (entry `bundle`) or its snapshot blob (`snapshot`). */
 export function subjectArgv(subject: ReplaySubject, paths: AttemptPaths, options: { command: string; entry: PreparerEntry; bundlePath: string | null }): string[] {
   if (subject === 'pvisor-replay') {
     return [options.command, '--agent', paths.agent, '--trajectory', paths.trajectory, '--after-step', '1', '--prepare-only', '--workspace', paths.workspace, '--state-dir', paths.stateDir, '--output-dir', paths.outputDir];
   }
-  const script =
-    options.entry === 'bundle'
-      ? options.bundlePath
-      : options.entry === 'tsx-lean'
-        ? join(PROJECT_ROOT, 'bin', 'sandbench-replay.mjs')
-        : join(PROJECT_ROOT, 'bin', 'sandbench.mjs');
-  if (!script) throw new Error('subjectArgv: the bundle entry needs a built bundle');
-  return [process.execPath, script, 'replay', 'prepare', '--agent', paths.agent, '--trajectory', paths.trajectory, '--after-step', '1', '--out', paths.outputDir];
+  const prepareArgs = ['replay', 'prepare', '--agent', paths.agent, '--trajectory', paths.trajectory, '--after-step', '1', '--out', paths.outputDir];
+  if (options.entry === 'bundle' || options.entry === 'snapshot') {
+    if (!options.bundlePath) throw new Error(`subjectArgv: the ${options.entry} entry needs a built preparer`);
+    return options.entry === 'bundle' ? [process.execPath, options.bundlePath, ...prepareArgs] : [process.execPath, '--snapshot-blob', options.bundlePath, ...prepareArgs];
+  }
+  const script = join(PROJECT_ROOT, 'bin', options.entry === 'tsx-lean' ? 'sandbench-replay.mjs' : 'sandbench.mjs');
+  return [process.execPath, script, ...prepareArgs];
 }

@@ -114,8 +114,8 @@ export const ReplaySpecSchema = z
     repetitions: z.number().int().positive().default(3),
     subjects: z.array(z.enum(['sandbench', 'pvisor-replay'])).min(1).default(['sandbench', 'pvisor-replay']),
     /** How sandbench's preparer is launched: a plain-JS bundle built before the first trial (default:
-     *  tsx start-up would dominate the timing), the lean tsx entry, or the full CLI. */
-    preparer_entry: z.enum(['bundle', 'tsx-lean', 'cli']).default('bundle'),
+     *  tsx start-up would dominate the timing), a V8 startup snapshot of it, the lean tsx entry, or the full CLI. */
+    preparer_entry: z.enum(['bundle', 'snapshot', 'tsx-lean', 'cli']).default('bundle'),
   })
   .strict();
 
