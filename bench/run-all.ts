@@ -1,0 +1,25 @@
+/**
+ * `npm run bench`: every speed and overhead figure sandbench cares about, printed, never asserted
+ * (timed assertions flake on a noisy 2-core machine). Pass names to run a subset:
+ * `npm run bench -- ready noop analyze density`.
+ */
+import { runNoopBench, runReadyRatioBench } from './executor-overhead.bench.ts';
+
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  ready: () => runReadyRatioBench(),
+  noop: () => runNoopBench(),
+  analyze: async () => (await import('./analyze.bench.ts')).runAnalyzeBench(),
+  density: async () => (await import('./density.bench.ts')).runDensityBench(),
+};
+
+const selected = process.argv.slice(2).filter((name) => name !== '--');
+for (const name of selected.length > 0 ? selected : Object.keys(BENCHES)) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`unknown bench "${name}"; choose from ${Object.keys(BENCHES).join(', ')}`);
+    process.exitCode = 2;
+    continue;
+  }
+  console.log(`== ${name}`);
+  await bench();
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Sets up everything sandbench needs on a fresh Debian 12 machine, as root: system packages for every
+# backend, the Node dependencies, pVisor (optional: its absence only shows in `sandbench doctor`),
+# and the task image. Safe to run again: each step is skipped or cheap when already done.
+set -eu
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES="
+  bubblewrap util-linux uidmap fuse3
+  podman runc conmon
+  docker.io containerd
+  qemu-system-x86 qemu-utils qemu-block-extra busybox-static cpio kmod e2fsprogs erofs-utils
+  mmdebstrap debootstrap squashfs-tools httpfs2 docker-registry
+  hyperfine chromium python3-venv ca-certificates git
+"
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+missing=""
+for package in $APT_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
+done
+if [ -n "$missing" ]; then
+  log "installing Debian packages:$missing"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing Node dependencies (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+# pVisor: a real backend where PyPI is reachable; never fatal.
+if ! command -v pvisor >/dev/null 2>&1; then
+  if python3 -m venv /opt/sandbench-pvisor >/dev/null 2>&1 && /opt/sandbench-pvisor/bin/pip install -q pvisor-sandbox; then
+    ln -sf /opt/sandbench-pvisor/bin/pvisor /usr/local/bin/pvisor
+    ln -sf /opt/sandbench-pvisor/bin/pvisor-replay /usr/local/bin/pvisor-replay
+    log "pvisor installed: $(pvisor --version)"
+  else
+    log "pvisor-sandbox could not be installed; the pvisor arms will be skipped (see sandbench doctor)"
+  fi
+fi
+
+log "building the task image (cached after the first build)"
+node bin/sandbench.mjs images build >/dev/null
+node bin/sandbench.mjs doctor
