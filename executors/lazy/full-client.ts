@@ -5,7 +5,9 @@
  * crun refuses cgroup v1 hybrid; explicit ulimits, because the default rlimits fail). Warm = the same
  * store again with `--pull never`.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { RunningTrial } from '../executor.ts';
@@ -44,9 +46,21 @@ export function runArgv(store: Pick<PodmanStore, 'root' | 'runroot'>, reference:
   ];
 }
 
-export function createEmptyStore(dir: string, cleanup: CleanupRegistry): PodmanStore {
+/** Podman refuses a --runroot longer than 50 characters (observed with podman 4.3). */
+const MAX_RUNROOT = 50;
+
+/**
+ * A short runroot: `/tmp/sandbench-<runid>-r<n>` when that fits (so `sandbench clean` finds it by run
+ * id), else `/tmp/sandbench-<hash of the run id>-r<n>`.
+ */
+export function runrootPath(runId: string, sequence: number): string {
+  const named = join(tmpdir(), `sandbench-${runId}-r${sequence}`);
+  if (named.length <= MAX_RUNROOT) return named;
+  return join(tmpdir(), `sandbench-${createHash('sha256').update(runId).digest('hex').slice(0, 8)}-r${sequence}`);
+}
+
+export function createEmptyStore(dir: string, runroot: string, cleanup: CleanupRegistry): PodmanStore {
   const root = join(dir, 'root');
-  const runroot = join(dir, 'runroot');
   mkdirSync(root, { recursive: true });
   mkdirSync(runroot, { recursive: true });
   let released: Promise<void> | null = null;
@@ -61,6 +75,7 @@ export function createEmptyStore(dir: string, cleanup: CleanupRegistry): PodmanS
         const left = [...mountsUnder(root), ...mountsUnder(runroot)];
         if (left.length > 0) throw new Error(`podman store teardown: still mounted: ${left.join(', ')}`);
         rmSync(dir, { recursive: true, force: true });
+        rmSync(runroot, { recursive: true, force: true });
       })();
       return released;
     },

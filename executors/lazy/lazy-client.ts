@@ -6,7 +6,8 @@
  * is the warm case. The mount lives in the host namespace so it survives between the two launches;
  * bwrap makes the shell's own private mount namespace.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
@@ -42,12 +43,16 @@ export interface MountOptions {
   timeoutMs: number;
 }
 
+/**
+ * Async stat only: the content service may run in this very process, and a synchronous call into
+ * the FUSE mount would block the event loop that has to answer httpfs2's requests (a deadlock).
+ */
 async function waitForFile(path: string, child: ResultPromise, deadline: number): Promise<void> {
   let exited = false;
   void child.then(() => (exited = true), () => (exited = true));
   for (;;) {
     try {
-      if (statSync(path).size > 0) return;
+      if ((await stat(path)).size > 0) return;
     } catch {
       // not mounted yet
     }
