@@ -3,7 +3,7 @@
  * Each finished trial is fsynced to the journal before the next starts; SIGINT/SIGTERM kill the
  * trial in flight, release every registered resource, finalize what was recorded and exit 130/143.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UserError } from '../cli/user-error.ts';
 import { BUNDLE_FILES } from '../bundle-layout.ts';
@@ -128,6 +128,9 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   }
   const done = new Set(existing.records.map((record) => record.trial_id));
   const cleanup = new CleanupRegistry(resolved.run_id);
+  // Every per-run scratch path lives under this directory (named with the run id, so `clean` finds it).
+  const runScratch = join(stateDir(), 'tmp', `sandbench-${resolved.run_id}`);
+  cleanup.register('tempdir', runScratch, () => rmSync(runScratch, { recursive: true, force: true }));
   const image = await ensureTaskImage(stateDir(), resolved.spec.image, request.log);
   const run: RunContext = { runId: resolved.run_id, image, stateDir: stateDir(), cleanup, log: request.log, options: { dockerHost: request.dockerHost ?? process.env.DOCKER_HOST } };
   await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe));

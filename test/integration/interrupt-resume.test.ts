@@ -1,0 +1,90 @@
+/**
+ * Ctrl-C and kill -9 through the real CLI: SIGINT mid-trial exits 130 leaving nothing behind and a
+ * verifiable partial bundle; a run killed with -9 resumes, re-running only what was not journaled.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { readJournal } from '../../harness/journal/journal.ts';
+import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
+import { leftoversOf } from '../support/leftovers.ts';
+
+function specWithSleep(dir: string, backend: string, marker: string): string {
+  const path = join(dir, 'spec.yaml');
+  writeFileSync(path, `name: interrupt
+experiment: command
+arms: [{ backend: ${backend} }]
+warmups: 0
+trials: 3
+seed: 3
+timeout: 10m
+task: { argv: ["/bin/sh", "-c", "echo READY; sleep 600; echo ${marker}"], ready_marker: READY }
+`);
+  return path;
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(100);
+  }
+}
+
+describe('interrupts', () => {
+  for (const backend of ['host', 'staged', 'podman']) {
+    it(`SIGINT mid-trial on ${backend}: exit 130, nothing left behind, partial bundle verifies`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sandbench-int-'));
+      const marker = `sandbench-int-marker-${Date.now()}`;
+      const bundle = join(dir, 'bundle');
+      const child = execa('node', [SANDBENCH_BIN, 'run', specWithSleep(dir, backend, marker), '--out', bundle], { reject: false });
+      await waitFor(() => existsSync(join(bundle, 'inflight.json')), 120_000);
+      await sleep(backend === 'podman' ? 3000 : 1000);
+      child.kill('SIGINT');
+      const result = await child;
+      expect(result.exitCode, result.stderr).toBe(130);
+      const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;
+      expect(await leftoversOf(runId, marker)).toEqual([]);
+      expect(readFileSync(join(bundle, 'interrupted.jsonl'), 'utf8')).toContain('interrupted by SIGINT');
+      expect(readJournal(join(bundle, 'journal.jsonl')).records).toHaveLength(0);
+      expect((await sandbench(['verify', bundle])).code).toBe(0);
+      const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+      expect(manifest.complete).toBe(false);
+    }, 240_000);
+  }
+
+  it('kill -9 mid-run, then --resume: every planned trial exactly once, resumed in the manifest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbench-kill-'));
+    const bundle = join(dir, 'bundle');
+    const spec = join(dir, 'spec.yaml');
+    writeFileSync(spec, `name: killed
+experiment: command
+arms: [{ backend: host }, { backend: staged }]
+warmups: 1
+trials: 5
+seed: 9
+timeout: 1m
+task: { argv: ["/bin/sh", "-c", "echo READY; sleep 0.3"], ready_marker: READY }
+`);
+    const child = execa('node', [SANDBENCH_BIN, 'run', spec, '--out', bundle], { reject: false });
+    await waitFor(() => existsSync(join(bundle, 'journal.jsonl')) && readFileSync(join(bundle, 'journal.jsonl'), 'utf8').split('\n').length > 4, 120_000);
+    child.kill('SIGKILL');
+    await child;
+    const before = readJournal(join(bundle, 'journal.jsonl')).records.length;
+    expect(before).toBeGreaterThan(2);
+    expect(before).toBeLessThan(12);
+    const resumed = await sandbench(['run', '--resume', bundle]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const ids = readJournal(join(bundle, 'journal.jsonl')).records.map((r) => r.trial_id);
+    const planned = JSON.parse(readFileSync(join(bundle, 'plan.json'), 'utf8')).trials.map((t: { trial_id: string }) => t.trial_id);
+    expect([...ids].sort()).toEqual([...planned].sort());
+    const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ resumed: true, resume_count: 1, complete: true });
+    expect((await sandbench(['verify', bundle])).code).toBe(0);
+    const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;
+    expect(await leftoversOf(runId)).toEqual([]);
+  }, 300_000);
+});
