@@ -199,6 +199,20 @@ function liveLeases(paths: DockerdPaths): LeaseFile[] {
   return live;
 }
 
+/**
+ * withLock only expires a lock after 15 minutes; a holder killed with -9 during the ~1 s start
+ * would stall every later run that long. Drop a lock whose recorded holder is dead.
+ */
+function clearDeadLock(lockDir: string): void {
+  const holder = readPid(join(lockDir, 'pid'));
+  if (holder !== null && !isAlive(holder) && readPid(join(lockDir, 'pid')) === holder) rmSync(lockDir, { recursive: true, force: true });
+}
+
+function withDockerdLock<T>(paths: DockerdPaths, body: () => Promise<T>): Promise<T> {
+  clearDeadLock(paths.lockDir);
+  return withLock(paths.lockDir, body);
+}
+
 export interface DockerdLease {
   paths: DockerdPaths;
   host: string;
@@ -214,7 +228,7 @@ export async function acquireDockerd(options: { stateDir: string; runId: string;
   const paths = dockerdPaths(options.stateDir);
   mkdirSync(paths.base, { recursive: true });
   const lease = join(paths.leasesDir, leaseName(options.runId));
-  const startedHere = await withLock(paths.lockDir, async () => {
+  const startedHere = await withDockerdLock(paths, async () => {
     let started = false;
     if (!(await engineAnswers(options.cli, paths.host))) {
       await stopDaemon(paths); // a hung or half-dead harness daemon of these paths
@@ -233,7 +247,7 @@ export async function acquireDockerd(options: { stateDir: string; runId: string;
     startedHere,
     pid: readPid(paths.pidFile),
     release() {
-      released ??= withLock(paths.lockDir, async () => {
+      released ??= withDockerdLock(paths, async () => {
         rmSync(lease, { force: true });
         if (liveLeases(paths).length > 0) return false;
         return stopDaemon(paths);
@@ -268,7 +282,7 @@ export async function unpinHarnessDockerd(stateDir: string): Promise<{ stopped: 
 export async function stopHarnessDockerd(stateDir: string, options: { force?: boolean } = {}): Promise<{ stopped: boolean; holders: string[] }> {
   const paths = dockerdPaths(stateDir);
   if (!existsSync(paths.base)) return { stopped: false, holders: [] };
-  return withLock(paths.lockDir, async () => {
+  return withDockerdLock(paths, async () => {
     const holders = liveLeases(paths).map((lease) => `${lease.runId} (pid ${lease.holderPid})`);
     if (holders.length > 0 && !options.force) return { stopped: false, holders };
     return { stopped: await stopDaemon(paths), holders };

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersOfRun, IMAGE_LABEL, taskImageTag } from '../../executors/container-common.ts';
 import { createDockerExecutor, dockerCli, type DockerExecutor } from '../../executors/docker.ts';
-import { dockerdPaths, engineAnswers, startedByFile } from '../../executors/dockerd-manager.ts';
+import { acquireDockerd, dockerdPaths, engineAnswers, startedByFile } from '../../executors/dockerd-manager.ts';
 import { containerCases, disposeRun, makeRun, type TestRun } from './container-harness.ts';
 
 const probe = await createDockerExecutor().probe();
@@ -87,4 +87,29 @@ describe.skipIf(!probe.available)('docker executor', () => {
     }
     expect(test.run.cleanup.pending()).toEqual([]);
   }, 60_000);
+
+  it.skipIf(external)('a holder killed with -9 does not pin the daemon: the next last release stops it', async () => {
+    const paths = dockerdPaths(test.run.stateDir);
+    const holderScript = `
+      import { acquireDockerd } from './executors/dockerd-manager.ts';
+      await acquireDockerd({ stateDir: ${JSON.stringify(test.run.stateDir)}, runId: 'victim-${test.run.runId}', cli: ${JSON.stringify(dockerCli())}, log: () => {} });
+      console.log('HOLDING');
+      setInterval(() => {}, 1000);`;
+    const holder = execa('node', ['--import', 'tsx', '--input-type=module', '-e', holderScript], { cwd: process.cwd(), reject: false });
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('HOLDING') && resolve());
+      void holder.then((result) => reject(new Error(`holder exited: ${result.stderr}`)));
+    });
+    holder.kill('SIGKILL');
+    await holder;
+    const lease = await acquireDockerd({ stateDir: test.run.stateDir, runId: test.run.runId, cli: dockerCli(), log: () => undefined });
+    const pid = lease.pid!;
+    const stopped = await lease.release();
+    const others = existsSync(paths.leasesDir) ? readdirSync(paths.leasesDir) : [];
+    expect(others.some((name) => name.startsWith('victim-'))).toBe(false);
+    if (others.length === 0) {
+      expect(stopped).toBe(true);
+      expect(isAlive(pid)).toBe(false);
+    }
+  }, 120_000);
 });
