@@ -146,4 +146,6 @@ export interface Executor {
   finishTrial(trial: TrialContext): Promise<void>;
   /** End of run: stop what prepare started (a private dockerd...). Idempotent. */
   teardown(): Promise<void>;
+  /** After prepare: how this backend holds the task image (engine image id, layer digest, VM disk digest). */
+  imageFacts?(): Record<string, string> | null;
 }

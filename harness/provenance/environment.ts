@@ -15,17 +15,20 @@ export interface EnvironmentRecord {
   accelerator: 'kvm' | 'tcg';
   harness: { commit: string | null; dirty: boolean | null; node: string };
   image: { digest: string; suite: string; packages: string[]; mirror: string; source_date_epoch: number };
-  backends: Record<string, { available: boolean; version: string | null; details: Record<string, string>; image_digest: string }>;
+  backends: Record<string, { available: boolean; version: string | null; details: Record<string, string>; image_digest: string; image: Record<string, string> | null }>;
   /** The keys compare/gate check for comparability. */
   fingerprint: { cpu_model: string; kernel: string; cores: number; image_digest: string; backend_versions: Record<string, string | null>; accelerator: string };
 }
 
-export async function buildEnvironment(image: TaskImage, probes: ProbeResult[]): Promise<EnvironmentRecord> {
+/** Per-backend facts about the imported/derived task image, keyed by backend name. */
+export type BackendImageFacts = Record<string, Record<string, string> | null>;
+
+export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
   const host = await collectHostFacts();
   const revision = await harnessRevision();
   const accelerator = host.kvm ? 'kvm' : 'tcg';
   const backends = Object.fromEntries(
-    probes.map((probe) => [probe.backend, { available: probe.available, version: probe.version, details: probe.details, image_digest: image.digest }]),
+    probes.map((probe) => [probe.backend, { available: probe.available, version: probe.version, details: probe.details, image_digest: image.digest, image: imageFacts[probe.backend] ?? null }]),
   );
   return {
     schema_version: 1,
@@ -45,8 +48,8 @@ export async function buildEnvironment(image: TaskImage, probes: ProbeResult[]):
   };
 }
 
-export async function writeEnvironment(bundleDir: string, image: TaskImage, probes: ProbeResult[]): Promise<EnvironmentRecord> {
-  const environment = await buildEnvironment(image, probes);
+export async function writeEnvironment(bundleDir: string, image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
+  const environment = await buildEnvironment(image, probes, imageFacts);
   writeFileSync(join(bundleDir, BUNDLE_FILES.environment), `${JSON.stringify(environment, null, 2)}\n`);
   return environment;
 }

@@ -64,6 +64,13 @@ export class PreparedExecutors {
     return executor;
   }
 
+  /** Each prepared backend's image facts (how it holds the task image), for environment.json. */
+  imageFacts(): Record<string, Record<string, string> | null> {
+    const facts: Record<string, Record<string, string> | null> = {};
+    for (const executor of this.byArm.values()) facts[executor.backend] = executor.imageFacts?.() ?? null;
+    return facts;
+  }
+
   async teardownAll(): Promise<void> {
     for (const executor of this.byArm.values()) await executor.teardown().catch(() => undefined);
   }

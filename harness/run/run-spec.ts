@@ -133,7 +133,6 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   cleanup.register('tempdir', runScratch, () => rmSync(runScratch, { recursive: true, force: true }));
   const image = await ensureTaskImage(stateDir(), resolved.spec.image, request.log);
   const run: RunContext = { runId: resolved.run_id, image, stateDir: stateDir(), cleanup, log: request.log, options: { dockerHost: request.dockerHost ?? process.env.DOCKER_HOST } };
-  await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe));
 
   let interruptedBy: NodeJS.Signals | null = null;
   let inFlight = false;
@@ -145,6 +144,7 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   });
 
   const executors = await PreparedExecutors.prepare(started.availability, run);
+  await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe), executors.imageFacts());
   const ctx: ExperimentContext = { run, spec: resolved.spec, bundleDir, executorFor: (arm) => executors.get(arm) };
   const journal = new JournalWriter(journalPath);
   const records = [...existing.records];
