@@ -27,6 +27,13 @@ import { snapshotDifference, snapshotWorkspace } from './workspace-snapshot.ts';
 
 const execFileAsync = promisify(execFile);
 
+/** sha256 of a subject's executable, hashed once per path (outside timing). */
+const binaryDigests = new Map<string, Promise<string>>();
+function binarySha256(path: string): Promise<string> {
+  if (!binaryDigests.has(path)) binaryDigests.set(path, sha256File(path));
+  return binaryDigests.get(path)!;
+}
+
 /** Subjects the spec asks for, split into available and skipped (with the reason). */
 export function resolveSubjects(spec: Spec): { available: ReplaySubject[]; skipped: SubjectStatus[] } {
   const statuses = replaySection(spec).subjects.map(subjectStatus);
@@ -123,12 +130,13 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
     trajectory_sha256: entry.sha256,
     subject,
     preparer_entry: subject === 'sandbench' ? replaySection(ctx.spec).preparer_entry : null,
-    preparer_bundle_sha256: subject === 'sandbench' ? fixtures.bundle?.sha256 ?? null : null,
     subject_command: status.command,
   };
   if (!status.available || !status.command) {
     return { ...record, failure_category: 'setup_failed', notes: [status.reason ?? 'subject unavailable'] };
   }
+  // what actually ran: the compiled preparer for sandbench (bundle/snapshot), else the executable
+  record.facts.subject_sha256 = subject === 'sandbench' && fixtures.bundle ? fixtures.bundle.sha256 : await binarySha256(status.command);
   const attemptDir = join(fixtures.scratchDir, 'attempts', planned.trial_id.replace(/[^A-Za-z0-9._-]/g, '_'));
   await rm(attemptDir, { recursive: true, force: true });
   await mkdir(join(attemptDir, 'state'), { recursive: true });

@@ -5,3 +5,4 @@
  */
 export {};
 import '../../experiments/density/density-analysis.ts';
+import '../../experiments/replay/replay-analysis.ts';

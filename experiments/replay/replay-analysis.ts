@@ -1,0 +1,80 @@
+/**
+ * replay-summary.csv (pVisor's replay summary header) and `passed_prefix_checks` evidence rows, as a
+ * PURE function of the journal and the resolved spec (no files, no processes), so analysing a bundle
+ * twice gives the same bytes. Registered through harness/analyze/registered-extensions.ts.
+ */
+import { createHash } from 'node:crypto';
+import { registerAnalysisExtension, type AnalysisExtensionOutput, type AnalysisInput, type EvidenceRow } from '../../harness/analyze/kind-extensions.ts';
+import { toCsv, type Cell } from '../../harness/analyze/csv.ts';
+import { conditionOf, EVIDENCE_SOURCE } from '../../harness/analyze/evidence.ts';
+import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { summarize } from '../../harness/stats/index.ts';
+import { AGENT_FORMATS, isReplayAgent } from './agents.ts';
+
+export const REPLAY_SUMMARY_FILE = 'replay-summary.csv';
+
+export const REPLAY_SUMMARY_HEADER = [
+  'agent', 'profile', 'planned_conditions', 'failed_conditions', 'n', 'p50', 'p95_reference', 'minimum', 'maximum', 'distribution',
+  'low_n', 'low_p50', 'high_n', 'high_p50', 'unit', 'timing', 'samples', 'scope', 'cohort', 'recorded_at', 'report_sha256',
+  'replay_binary_sha256', 'source_manifest_sha256', 'audit_sha256', 'cpu_affinity', 'memory_limit',
+] as const;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sortedUnique = (values: unknown[]) => [...new Set(values.filter((v): v is string => typeof v === 'string'))].sort();
+
+function byArm(records: readonly TrialRecord[]): Map<string, TrialRecord[]> {
+  const arms = new Map<string, TrialRecord[]>();
+  for (const record of records) {
+    if (record.warmup || record.experiment !== 'replay') continue;
+    const label = armLabel(record.arm);
+    if (!arms.has(label)) arms.set(label, []);
+    arms.get(label)!.push(record);
+  }
+  return new Map([...arms.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The last record of each trial id (a resumed run may journal a trial twice). */
+function latest(records: readonly TrialRecord[]): TrialRecord[] {
+  return [...new Map(records.map((r) => [r.trial_id, r])).values()];
+}
+
+const passedAudit = (r: TrialRecord) => r.outcome === 'ok' && Object.values(r.validity).every((v) => v === 'pass');
+
+export function replayAnalysis(input: AnalysisInput): AnalysisExtensionOutput {
+  const spec = input.resolved.spec;
+  const cohort = input.resolved.run_id;
+  const replay = spec.replay;
+  const scope = `prepare-only; after-step 1; ${replay?.trajectories ?? '?'} synthetic prefixes x ${replay?.repetitions ?? '?'} seeded reps; no warmups`;
+  const rows: Cell[][] = [];
+  const evidence: EvidenceRow[] = [];
+  for (const [label, all] of byArm(input.records)) {
+    const records = latest(all);
+    const agent = records[0]!.arm.variant ?? '';
+    const subject = records[0]!.arm.backend;
+    const ok = records.filter(passedAudit);
+    // timings of audited attempts only; failed and invalid attempts stay in the denominators
+    const s = summarize(ok.map((r) => r.metrics.completion_ms!).filter((v) => Number.isFinite(v)), records.length - ok.length);
+    const split = s.clusters?.distribution === 'separated-clusters' ? s.clusters : null;
+    const profile = `${subject}/${agent}/${isReplayAgent(agent) ? AGENT_FORMATS[agent].version : 'unknown'}`;
+    const audit = records.map((r) => `${r.trial_id}\t${r.outcome}\t${JSON.stringify(Object.entries(r.validity).sort())}`).sort().join('\n');
+    rows.push([
+      agent, profile, records.length, records.length - ok.length, s.n, s.p50, s.p95, s.min, s.max,
+      s.n === 0 ? 'no_samples' : split ? 'separated-clusters' : 'unsplit',
+      split?.low.n ?? null, split?.low.p50 ?? null, split?.high.n ?? null, split?.high.p50 ?? null,
+      'ms', 'launch->exit (completion_ms)', 'journal.jsonl', scope, cohort, null, null,
+      sortedUnique(records.map((r) => r.facts.subject_sha256)).join(' ') || null,
+      sha256(sortedUnique(records.map((r) => r.facts.trajectory_sha256)).join('\n')),
+      sha256(audit),
+      spec.controls.cpus ?? null,
+      spec.controls.memory === undefined ? 'uncapped' : `${spec.controls.memory}MiB`,
+    ]);
+    evidence.push({
+      scenario: 'historical_context', topic: 'replay_prefix', source: EVIDENCE_SOURCE, cohort, variant: label,
+      metric: 'prefix_checks', statistic: 'passed_prefix_checks', n: records.length, value: ok.length, unit: 'count',
+      condition: `${conditionOf(spec)}; ${scope}`, limitations: ok.length === records.length ? '' : `${records.length - ok.length} attempt(s) failed or invalid`,
+    });
+  }
+  return { files: new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]), evidence };
+}
+
+registerAnalysisExtension('replay', replayAnalysis);
