@@ -186,9 +186,12 @@ export function bcaInterval(sortedReplicates: Float64Array, estimate: number, ac
   const alpha = (1 - level) / 2;
   const adjusted = (zAlpha: number) => {
     const shifted = z0 + zAlpha;
-    return normalCdf(z0 + shifted / (1 - acceleration * shifted));
+    const denominator = 1 - acceleration * shifted;
+    // With a huge acceleration the BCa map leaves its domain; the endpoint goes to the extreme replicate.
+    if (!(denominator > 0)) return zAlpha < 0 ? 0 : 1;
+    return normalCdf(z0 + shifted / denominator);
   };
-  const clamp = (p: number) => (Number.isFinite(p) ? Math.min(Math.max(p, 0), 1) : 0.5);
+  const clamp = (p: number) => Math.min(Math.max(p, 0), 1);
   return {
     low: quantileSorted(sortedReplicates, clamp(adjusted(normalQuantile(alpha)))),
     high: quantileSorted(sortedReplicates, clamp(adjusted(normalQuantile(1 - alpha)))),
