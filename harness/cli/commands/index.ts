@@ -19,6 +19,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   analyze: async () => (await import('./analyze.ts')).registerAnalyze,
   stats: async () => (await import('./stats.ts')).registerStats,
   replay: async () => (await import('./replay.ts')).registerReplay,
+  clean: async () => (await import('./clean.ts')).registerClean,
 };
 
 /** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */
