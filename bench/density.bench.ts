@@ -40,7 +40,7 @@ function vmHwmMiB(): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-export async function runDensityBench(concurrency = 32): Promise<DensityBenchResult> {
+export async function measureDensityBench(concurrency = 32): Promise<DensityBenchResult> {
   const runId = `bench${randomBytes(3).toString('hex')}`;
   const scratch = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
   const image = await ensureTaskImage(stateDir(), { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 });
@@ -88,6 +88,9 @@ export function formatDensityBench(r: DensityBenchResult): string {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(formatDensityBench(await runDensityBench()));
+/** `npm run bench -- density`: measure and print. */
+export async function runDensityBench(): Promise<void> {
+  console.log(formatDensityBench(await measureDensityBench()));
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await runDensityBench();

@@ -4,7 +4,7 @@
  * barrier, membership of every batch process verified, GO written to all ready workers at once,
  * peak memory sampled every 50 ms, and wall = launch → all reaped and verified.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExitInfo } from '../../executors/executor.ts';
 import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
@@ -52,6 +52,8 @@ export interface DensityBatchResult {
   barrierMs: number | null;
   wallMs: number | null;
   prepareMs: number;
+  /** 1-minute load average just before the release: release skew is only as good as the machine is quiet. */
+  loadAverage1m: number | null;
 }
 
 const VM_BACKENDS: ReadonlySet<BackendName> = new Set(['qemu-microvm', 'qemu-q35', 'pvisor']);
@@ -101,7 +103,7 @@ function readyOrGone(worker: Worker, deadline: Promise<void>): Promise<void> {
 function emptyResult(token: string, prepareMs: number, setupError: string): DensityBatchResult {
   return {
     token, workers: [], setupError, budget: null, membership: null, escaped: false, barrierMemoryBytes: null,
-    peak: null, oomKills: 0, releaseSkewMs: null, barrierMs: null, wallMs: null, prepareMs,
+    peak: null, oomKills: 0, releaseSkewMs: null, barrierMs: null, wallMs: null, prepareMs, loadAverage1m: null,
   };
 }
 
@@ -189,6 +191,10 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
   const membership = { ...checkMembership(budget, expected, byDesign), adopted };
   const escaped = membership.outside.length > 0;
 
+  // The /proc scan above used up this process's time slice; yielding once first makes preemption in
+  // the middle of the GO loop (which would show up as skew) less likely on a loaded machine.
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  const loadAverage1m = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
   const releaseSkewMs = escaped ? null : release(workers);
   for (const worker of workers) {
     if (worker.released || !worker.running || worker.exit !== null) continue;
@@ -216,20 +222,18 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
   const wallMs = msBetween(tLaunch, process.hrtime.bigint());
   return {
     token, workers: outcomes, setupError: null, budget: budget.facts(), membership, escaped, barrierMemoryBytes, peak, oomKills,
-    releaseSkewMs, barrierMs: msBetween(tLaunch, tBarrier), wallMs, prepareMs,
+    releaseSkewMs, barrierMs: msBetween(tLaunch, tBarrier), wallMs, prepareMs, loadAverage1m,
   };
 }
 
 /** Writes GO to every ready worker back to back; the skew is first write → last write on the host clock. */
 function release(workers: Worker[]): number | null {
-  const ready = workers.filter((w) => w.readyAtNs !== null && w.running && w.exit === null);
+  const ready = workers.filter((w) => w.readyAtNs !== null && w.running && w.exit === null).map((w) => ({ worker: w, running: w.running! }));
   if (ready.length === 0) return null;
   const first = process.hrtime.bigint();
-  for (const worker of ready) {
-    worker.running!.writeStdin('GO\n');
-    worker.released = true;
-  }
+  for (const { running } of ready) running.writeStdin('GO\n');
   const last = process.hrtime.bigint();
-  for (const worker of ready) worker.running!.closeStdin();
+  for (const { worker } of ready) worker.released = true;
+  for (const { running } of ready) running.closeStdin();
   return msBetween(first, last);
 }

@@ -46,6 +46,7 @@ export function densityRecord(base: TrialRecord, params: { workload: string; con
   if (result.wallMs !== null) metrics.wall_ms = result.wallMs;
   if (result.barrierMs !== null) metrics.barrier_ms = result.barrierMs;
   if (result.releaseSkewMs !== null) metrics.release_skew_ms = result.releaseSkewMs;
+  if (result.loadAverage1m !== null) metrics.load_average_1m = result.loadAverage1m;
   const reasons = failureReasons(result.workers, result);
   const notes: string[] = [];
   if (result.setupError) notes.push(result.setupError);

@@ -61,7 +61,10 @@ export function expectedProcesses(options: ExpectedSetOptions, table: ProcInfo[]
     for (const ancestor of ancestors(payload.pid, harness, table)) {
       // Stop at daemons and clients: dockerd/containerd are shared infrastructure, not the batch.
       if (/^(dockerd|containerd|systemd|init)$/.test(ancestor.comm)) break;
-      add(ancestor, RUNTIME_HELPER.test(ancestor.comm) ? 'runtime-helper' : 'launched');
+      const helper = RUNTIME_HELPER.test(ancestor.comm);
+      add(ancestor, helper ? 'runtime-helper' : 'launched');
+      // A runtime helper is the top of a container's tree: above it (pid 1 or a subreaper) is not the batch.
+      if (helper) break;
     }
   }
   const clientTrees = new Set<number>();
