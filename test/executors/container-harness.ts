@@ -1,85 +1,17 @@
 /**
- * Test scaffolding for the podman/docker executor tests: a real run context on the real task image,
- * a baseline workspace, one-trial helpers, and the container-specific cases both backends share.
+ * The container-specific cases the podman and docker executor tests share (the generic contract is
+ * test/conformance), plus a loopback listener and cgroup cleanup for them.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
-import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
-import { stateDir } from '../../harness/state-dir.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
-import type { ExitInfo, RunContext, TaskCommand, TrialContext, WorkspaceBinding, RunningTrial, CandidateFiles } from '../../executors/executor.ts';
 import { containersOfRun, removeContainer, type ContainerExecutor } from '../../executors/container-common.ts';
+import { makeTrial, runOne as runTrial, sh, waitForLine as waitFor, type TestRun } from '../support/trial-fixture.ts';
+import type { RunningTrial } from '../../executors/executor.ts';
 
-export const TASK_IMAGE_REQUEST = { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 };
-
-export interface TestRun {
-  run: RunContext;
-  root: string;
-  baseline: string;
-}
-
-export async function makeRun(label: string): Promise<TestRun> {
-  const runId = `t${label}${randomBytes(3).toString('hex')}`;
-  const image = await ensureTaskImage(stateDir(), TASK_IMAGE_REQUEST);
-  const root = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
-  const baseline = join(root, 'baseline');
-  mkdirSync(join(baseline, 'sub'), { recursive: true });
-  writeFileSync(join(baseline, 'a.txt'), 'hello\n');
-  writeFileSync(join(baseline, 'sub', 'b.txt'), 'keep me?\n');
-  const run: RunContext = { runId, image, stateDir: stateDir(), cleanup: new CleanupRegistry(runId), log: () => undefined, options: {} };
-  return { run, root, baseline };
-}
-
-let trialCounter = 0;
-export function makeTrial(test: TestRun, overrides: Partial<TrialContext> = {}): TrialContext {
-  const trialId = `tr${++trialCounter}`;
-  const trialDir = join(test.root, trialId);
-  mkdirSync(trialDir, { recursive: true });
-  return { run: test.run, trialId, baselineWorkspace: test.baseline, trialDir, timeoutMs: 60_000, controls: { cpus: null, memoryMiB: null }, budget: null, ...overrides };
-}
-
-export const sh = (script: string, stdin: TaskCommand['stdin'] = 'none'): TaskCommand => ({ argv: ['sh', '-c', script], env: {}, stdin });
-
-export interface TrialOutcome {
-  binding: WorkspaceBinding;
-  running: RunningTrial;
-  exit: ExitInfo;
-  stdout: string[];
-  stderr: string[];
-  candidates: CandidateFiles;
-}
-
-/** stage → launch → (during) → exit → collect → finishTrial, like the run loop. */
-export async function runTrial(executor: ContainerExecutor, trial: TrialContext, task: TaskCommand, during?: (running: RunningTrial) => Promise<void>): Promise<TrialOutcome> {
-  const binding = await executor.stageWorkspace(trial);
-  const running = await executor.launch(trial, task);
-  try {
-    if (during) await during(running);
-    const exit = await running.exit;
-    const candidates = await executor.collect(trial, binding);
-    const text = (stream: 'stdout' | 'stderr') => running.lines.filter((line) => line.stream === stream).map((line) => line.text);
-    return { binding, running, exit, stdout: text('stdout'), stderr: text('stderr'), candidates };
-  } finally {
-    await executor.finishTrial(trial);
-  }
-}
-
-export function waitForLine(running: RunningTrial, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms`)), timeoutMs);
-    running.onLine((line) => {
-      if (pattern.test(line.text)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-}
+const waitForLine = (running: RunningTrial, pattern: RegExp) => waitFor(running, (text) => pattern.test(text));
 
 export async function listen(): Promise<{ server: Server; port: number; connections: () => number }> {
   let count = 0;
@@ -105,10 +37,6 @@ export function removeCgroupEverywhere(relPath: string): void {
     }
   };
   for (const hierarchy of readdirSync('/sys/fs/cgroup')) removeTree(join('/sys/fs/cgroup', hierarchy, relPath));
-}
-
-export function disposeRun(test: TestRun): void {
-  rmSync(test.root, { recursive: true, force: true });
 }
 
 /**

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersOfRun, IMAGE_LABEL, taskImageTag } from '../../executors/container-common.ts';
 import { createDockerExecutor, dockerCli, type DockerExecutor } from '../../executors/docker.ts';
 import { acquireDockerd, dockerdPaths, engineAnswers, startedByFile } from '../../executors/dockerd-manager.ts';
-import { containerCases, disposeRun, makeRun, type TestRun } from './container-harness.ts';
+import { containerCases } from './container-harness.ts';
+import { makeTestRun, type TestRun } from '../support/trial-fixture.ts';
 
 const probe = await createDockerExecutor().probe();
 const external = Boolean(process.env.DOCKER_HOST);
@@ -25,14 +26,14 @@ describe.skipIf(!probe.available)('docker executor', () => {
   let test: TestRun;
 
   beforeAll(async () => {
-    test = await makeRun('dock');
+    test = await makeTestRun('dock');
     executor = createDockerExecutor();
     await executor.prepare(test.run);
   }, 300_000);
 
   afterAll(async () => {
     await executor?.teardown();
-    disposeRun(test);
+    await test?.dispose();
   }, 120_000);
 
   it('probe records client, daemon and containerd versions, or how the daemon will be started', () => {

@@ -3,7 +3,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL, type ContainerExecutor } from '../../executors/container-common.ts';
 import { createPodmanExecutor } from '../../executors/podman.ts';
-import { containerCases, disposeRun, makeRun, type TestRun } from './container-harness.ts';
+import { containerCases } from './container-harness.ts';
+import { makeTestRun, type TestRun } from '../support/trial-fixture.ts';
 
 const probe = await createPodmanExecutor().probe();
 
@@ -12,7 +13,7 @@ describe.skipIf(!probe.available)('podman executor', () => {
   let test: TestRun;
 
   beforeAll(async () => {
-    test = await makeRun('pod');
+    test = await makeTestRun('pod');
     executor = createPodmanExecutor();
     await executor.prepare(test.run);
   }, 300_000);
@@ -20,7 +21,7 @@ describe.skipIf(!probe.available)('podman executor', () => {
   afterAll(async () => {
     await executor?.teardown();
     expect(await test.run.cleanup.releaseAll()).toEqual([]);
-    disposeRun(test);
+    await test?.dispose();
   }, 120_000);
 
   it('probe records podman, runc, conmon and the cgroup mode', () => {
