@@ -69,7 +69,7 @@ export function forestSpec(title: string, rows: readonly ForestRow[], threshold?
   const span = Math.max(...allX) - Math.min(...allX) || 0.1;
   const domain = [Math.min(...allX) - span * 0.08, Math.max(...allX) + span * 0.08];
   const x = { field: 'ratio', type: 'quantitative' as const, title: 'ratio of medians (candidate / control), 95% CI', scale: { domain, zero: false } };
-  const y = { field: 'label', type: 'nominal' as const, title: null, sort: rows.map((r) => r.label) };
+  const y = { field: 'label', type: 'nominal' as const, title: null, sort: rows.map((r) => r.label), axis: { labelLimit: 360 } };
   const layers: NonNullable<Extract<TopLevelSpec, { layer: unknown }>['layer']> = [];
   if (threshold !== undefined) {
     layers.push({

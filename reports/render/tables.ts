@@ -67,10 +67,17 @@ export function keyValueTable(caption: string, rows: readonly [string, string][]
   return { caption, header: [keyTitle, 'value'], rows: rows.map(([k, v]) => [k, v]) };
 }
 
+/** Integers and text verbatim; long decimals rounded for reading (the CSV keeps full precision). */
+function displayCell(text: string): string {
+  if (!/^-?\d+\.\d{5,}$/.test(text)) return text;
+  const value = Number(text);
+  return Math.abs(value) < 0.01 ? value.toPrecision(3) : fmt(value);
+}
+
 /** A bundle CSV shown as is (diagnostics, density summary): every column, cells verbatim. */
 export function csvTable(caption: string, table: CsvTable, columns?: readonly string[]): Table {
   const header = columns ? columns.filter((c) => table.header.includes(c)) : table.header;
-  return { caption, header, rows: table.rows.map((r) => header.map((h) => r[h] ?? '')) };
+  return { caption, header, rows: table.rows.map((r) => header.map((h) => displayCell(r[h] ?? ''))) };
 }
 
 export const DENSITY_COLUMNS = [
@@ -88,13 +95,16 @@ export const DENSITY_COLUMNS = [
   'failure_reasons',
 ] as const;
 
+/** The diagnostics columns a reader needs; the full table stays in diagnostics.csv. */
+export const DIAGNOSTIC_COLUMNS = ['backend', 'metric', 'planned', 'failed', 'n', 'outliers_mad_z', 'drift_rho', 'drift_p', 'drift_warning', 'cv', 'cv_warning', 'cluster_note', 'limitations'] as const;
+
 export function reportTables(model: ReportModel): { headline: Table; comparisons: Table | null; failures: Table; density: Table | null; diagnostics: Table | null; controls: Table; environment: Table } {
   return {
     headline: headlineTable(model.headline),
     comparisons: model.comparisons.length > 0 ? comparisonTable(model.comparisons) : null,
     failures: failureTable(model.failures),
     density: model.densitySummary ? csvTable('Density capacity (density-summary.csv)', model.densitySummary, DENSITY_COLUMNS) : null,
-    diagnostics: model.diagnostics && model.diagnostics.rows.length > 0 ? csvTable('Diagnostics (diagnostics.csv: outliers flagged, drift, variability, power)', model.diagnostics) : null,
+    diagnostics: model.diagnostics && model.diagnostics.rows.length > 0 ? csvTable('Diagnostics (from diagnostics.csv: outliers flagged never removed, drift, variability)', model.diagnostics, model.diagnostics.header.includes('drift_rho') ? DIAGNOSTIC_COLUMNS : undefined) : null,
     controls: keyValueTable('Controls and design', model.controls, 'control'),
     environment: keyValueTable('Environment (environment.json)', model.environment, 'fact'),
   };

@@ -13,7 +13,8 @@ import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { normalQuantile } from '../../harness/stats/index.ts';
 
 export interface SyntheticArm {
-  backend: 'host' | 'staged' | 'podman' | 'docker' | 'qemu-microvm' | 'qemu-q35' | 'pvisor' | 'fake';
+  /** An executor backend, or a kind's own arm backend (lazy-image: full/lazy; replay: the subject). */
+  backend: string;
   variant?: string;
   /** Median of each metric for this arm. */
   medians: Record<string, number>;

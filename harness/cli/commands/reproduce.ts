@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Command } from 'commander';
+import { analyzeBundle, AnalysisInputError } from '../../analyze/index.ts';
+import { BUNDLE_FILES } from '../../bundle-layout.ts';
+import { PROJECT_ROOT } from '../../state-dir.ts';
+import { readBundle } from '../../../reports/bundle/read-bundle.ts';
+import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../../reports/reproduce/published.ts';
+import { reproduce } from '../../../reports/reproduce/reproduce.ts';
+import { reproductionText, writeReproduction } from '../../../reports/reproduce/reproduce-output.ts';
+import { UserError } from '../user-error.ts';
+
+export function registerReproduce(program: Command): void {
+  program
+    .command('reproduce')
+    .description('Side by side with the published pVisor study: published value, ours with CI, ratios between backends, whether each published ordering holds; lists unmatched rows with why')
+    .argument('<bundle>', 'bundle directory (runs/<run-id>)')
+    .option('--published <csv>', 'published figures (topic,source_file,batch_date,backend,statistic,n,value,unit,limits)', DEFAULT_PUBLISHED)
+    .option('--mapping <json>', 'join mapping (default: <published>-mapping.json)')
+    .option('--out <dir>', 'where to write reproduction.csv, reproduction-orderings.csv and reproduction.md (default: the bundle)')
+    .action((bundleDir: string, options: { published: string; mapping?: string; out?: string }) => {
+      if (existsSync(join(bundleDir, BUNDLE_FILES.resolvedSpec)) && !existsSync(join(bundleDir, BUNDLE_FILES.evidence))) {
+        try {
+          analyzeBundle(bundleDir);
+          process.stderr.write(`${bundleDir}: evidence.csv was missing; analysed the journal first\n`);
+        } catch (error) {
+          if (error instanceof AnalysisInputError) throw new UserError(error.message);
+          throw error;
+        }
+      }
+      const bundle = readBundle(bundleDir);
+      const published = readPublished(options.published);
+      const mapping = readMapping(options.mapping ?? mappingPathFor(options.published));
+      const result = reproduce(bundle, published, mapping);
+      process.stdout.write(reproductionText(result));
+      const shown = relative(PROJECT_ROOT, options.published).startsWith('..') ? options.published : relative(PROJECT_ROOT, options.published);
+      process.stdout.write(`wrote ${writeReproduction(result, options.out ?? bundleDir, shown).join(', ')}\n`);
+    });
+}

@@ -1,0 +1,104 @@
+/**
+ * Our side of `reproduce`: the bundle's evidence.csv rows, indexed on variant / metric / statistic
+ * (plus workload and concurrency for density cells), and the CI that goes with each value.
+ */
+import { summarize } from '../../harness/stats/index.ts';
+import { num, type CsvRow } from '../bundle/csv.ts';
+import { medianOrderStatisticCi } from '../bundle/median-ci.ts';
+import type { Bundle } from '../bundle/read-bundle.ts';
+import { samplesFor } from '../bundle/samples.ts';
+import { concurrencyOf } from './published.ts';
+
+export interface OurRow {
+  variant: string;
+  metric: string;
+  statistic: string;
+  n: number | null;
+  value: number | null;
+  unit: string;
+  condition: string;
+}
+
+export interface OurValue extends OurRow {
+  ciLow: number | null;
+  ciHigh: number | null;
+  ciMethod: string;
+}
+
+export function cellKey(variant: string, metric: string, statistic: string, cell = ''): string {
+  return [variant, metric, statistic, cell].join('\u0000');
+}
+
+/** Density cells are told apart by workload and N in the condition text ("useful Python/Git 32 MiB; concurrency 16; ..."). */
+export function densityCell(condition: string, workload?: string): string {
+  const n = concurrencyOf(condition);
+  if (n === null) return '';
+  const w = workload ?? (/^\s*(useful|idle)\b/.exec(condition)?.[1] ?? '');
+  return `${w}:${n}`;
+}
+
+export class OurEvidence {
+  private readonly rows = new Map<string, OurRow>();
+  readonly variants: Set<string>;
+
+  constructor(private readonly bundle: Bundle) {
+    const density = bundle.resolved.spec.experiment === 'density';
+    for (const r of bundle.evidence?.rows ?? []) {
+      const row = toRow(r);
+      const cell = density ? densityCell(row.condition) : '';
+      const key = cellKey(row.variant, row.metric, row.statistic, cell);
+      if (!this.rows.has(key)) this.rows.set(key, row);
+    }
+    this.variants = new Set([...this.rows.values()].map((r) => r.variant));
+  }
+
+  get(variant: string, metric: string, statistic: string, cell = ''): OurValue | null {
+    const row = this.rows.get(cellKey(variant, metric, statistic, cell));
+    if (!row) return null;
+    return { ...row, ...this.intervalFor(row, cell) };
+  }
+
+  /** Is there any evidence for this density cell (any metric)? */
+  hasCell(variant: string, cell: string): boolean {
+    return [...this.rows.keys()].some((k) => k.startsWith(`${variant}\u0000`) && k.endsWith(`\u0000${cell}`));
+  }
+
+  private intervalFor(row: OurRow, cell: string): Pick<OurValue, 'ciLow' | 'ciHigh' | 'ciMethod'> {
+    if (row.statistic === 'diff_of_medians') {
+      const low = this.rows.get(cellKey(row.variant, row.metric, 'diff_ci95_low', cell));
+      const high = this.rows.get(cellKey(row.variant, row.metric, 'diff_ci95_high', cell));
+      if (low && high) return { ciLow: low.value, ciHigh: high.value, ciMethod: 'bootstrap percentile 95% CI (evidence.csv; method in its condition)' };
+    }
+    if (row.statistic === 'P50' && !cell) {
+      const values = samplesFor(this.bundle.journal, row.metric, row.variant).map((s) => s.value);
+      const ci = medianOrderStatisticCi(values);
+      if (ci) return { ciLow: ci.low, ciHigh: ci.high, ciMethod: ci.method };
+    }
+    if (row.statistic === 'count') return { ciLow: null, ciHigh: null, ciMethod: `count out of ${row.n ?? '?'}` };
+    return { ciLow: null, ciHigh: null, ciMethod: 'none (descriptive)' };
+  }
+
+  /** Why a statistic is absent for a variant and metric that was measured. */
+  whyMissing(variant: string, metric: string, statistic: string): string {
+    const values = samplesFor(this.bundle.journal, metric, variant).map((s) => s.value);
+    if (values.length === 0) return `no ok samples of ${metric} for ${variant} in this bundle`;
+    const s = summarize(values);
+    const split = s.clusters?.distribution === 'separated-clusters';
+    if (statistic === 'P95_reference' && s.p95 === null) return `our n = ${s.n} < 30: no P95 reported`;
+    if (statistic === 'P50' && split) return 'our distribution is separated clusters: no single P50 (see our cluster medians)';
+    if (/cluster_median/.test(statistic) && !split) return `our distribution is unsplit: no cluster medians (our P50 ${s.p50})`;
+    return `evidence.csv has no ${statistic} row for ${variant} ${metric}`;
+  }
+}
+
+function toRow(r: CsvRow): OurRow {
+  return {
+    variant: r.variant ?? '',
+    metric: r.metric ?? '',
+    statistic: r.statistic ?? '',
+    n: num(r.n),
+    value: num(r.value),
+    unit: r.unit ?? '',
+    condition: r.condition ?? '',
+  };
+}
