@@ -21,6 +21,18 @@ function isAlive(pid: number): boolean {
   }
 }
 
+describe('dockerd paths', () => {
+  it('keep every unix socket under the 108-byte limit, moving them to /tmp for a long $SANDBENCH_HOME', () => {
+    const short = dockerdPaths('/root/.cache/sandbench');
+    expect(short.socket).toBe('/root/.cache/sandbench/docker/docker.sock');
+    const long = dockerdPaths(`/srv/${'very-long-directory-name/'.repeat(5)}sandbench`);
+    expect(long.socket).toMatch(/^\/tmp\/sandbench-dockerd-[0-9a-f]{12}\/docker\.sock$/);
+    expect(`${long.execRoot}/containerd/containerd.sock.ttrpc`.length).toBeLessThan(108);
+    // Data (images) stay under $SANDBENCH_HOME either way.
+    expect(long.dataRoot.startsWith('/srv/')).toBe(true);
+  });
+});
+
 describe.skipIf(!probe.available)('docker executor', () => {
   let executor: DockerExecutor;
   let test: TestRun;
