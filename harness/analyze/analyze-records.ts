@@ -59,7 +59,7 @@ export function analyzeRecords(input: AnalysisInput, options: AnalyzeOptions = {
   const arms = armOrder(specArms, records);
   const metrics = metricOrder(latestPerTrial(records).filter((r) => !r.warmup));
 
-  const data = collectArmMetrics(records, arms, metrics);
+  const data = collectArmMetrics(records, arms, metrics, { kind: spec.experiment, trials: spec.trials });
   const summaries = data.map(summarizeArmMetric);
   // Arms skipped at preflight (backend not installed) stay visible as `unavailable`.
   const skippedSummaries = [...skipped.entries()].flatMap(([arm, reason]) =>

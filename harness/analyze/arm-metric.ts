@@ -57,14 +57,27 @@ export function metricOrder(records: readonly TrialRecord[]): string[] {
   return all.length > 0 ? all : ['completion_ms'];
 }
 
-function armLimitations(records: readonly TrialRecord[]): string[] {
+/** Kinds planned as `trials` blocks × one trial per arm (harness/plan buildPlan), where a short count means an unfinished run. */
+const ONE_TRIAL_PER_BLOCK_KINDS = new Set(['shell-ready', 'repair', 'command']);
+
+function armLimitations(records: readonly TrialRecord[], expectedBlocks: number | null): string[] {
   const out: string[] = [];
   if (records.some((r) => r.facts['accelerator'] === 'tcg')) out.push('TCG, no KVM');
+  if (expectedBlocks !== null) {
+    const recorded = new Set(records.map((r) => r.block)).size;
+    if (recorded < expectedBlocks) out.push(`run incomplete: ${recorded} of ${expectedBlocks} planned blocks recorded`);
+  }
   return out;
 }
 
-export function collectArmMetrics(records: readonly TrialRecord[], arms: readonly string[], metrics: readonly string[]): ArmMetricData[] {
+export interface PlanShape {
+  kind: string;
+  trials: number;
+}
+
+export function collectArmMetrics(records: readonly TrialRecord[], arms: readonly string[], metrics: readonly string[], plan?: PlanShape): ArmMetricData[] {
   const formal = latestPerTrial(records).filter((r) => !r.warmup);
+  const expectedBlocks = plan && ONE_TRIAL_PER_BLOCK_KINDS.has(plan.kind) ? plan.trials : null;
   const out: ArmMetricData[] = [];
   for (const metric of metrics) {
     for (const arm of arms) {
@@ -86,7 +99,7 @@ export function collectArmMetrics(records: readonly TrialRecord[], arms: readonl
         failureCategories,
         observations: withMetric.map((r) => ({ value: r.metrics[metric]!, block: String(r.block), position: r.position })),
         okWithoutMetric: ok.length - withMetric.length,
-        limitations: armLimitations(armRecords),
+        limitations: armLimitations(armRecords, expectedBlocks),
       });
     }
   }

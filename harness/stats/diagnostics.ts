@@ -33,6 +33,7 @@ export interface Drift {
 
 /** A drift is called when p < 0.01: strict, because it is checked for every arm and metric. */
 export const DRIFT_P_THRESHOLD = 0.01;
+export const DRIFT_MIN_N = 10;
 
 /**
  * Spearman's ρ as the Pearson correlation of mid-ranks (correct with ties; simple-statistics'
@@ -47,7 +48,8 @@ export function drift(values: readonly number[], positions: readonly number[]): 
   if (constant(rv) || constant(rp)) return null;
   const rho = sampleCorrelation(rv, rp);
   const p = Math.min(1, 2 * normalUpperTail(Math.abs(rho) * Math.sqrt(n - 1)));
-  return { rho, p, drifting: p < DRIFT_P_THRESHOLD };
+  // Below 10 values the normal approximation of ρ's null distribution is poor: report ρ, call nothing.
+  return { rho, p, drifting: n >= DRIFT_MIN_N && p < DRIFT_P_THRESHOLD };
 }
 
 /** Warn when the sample standard deviation exceeds 10% of the mean (pyperf's stability warning). */

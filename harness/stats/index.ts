@@ -2,7 +2,7 @@
 export { quantile, quantileSorted, median, sortedAscending } from './quantile.ts';
 export { summarize, P95_MIN_N, type Summary } from './summary.ts';
 export { detectClusters, minimumClusterSize, type ClusterResult, type ClusterSide } from './clusters.ts';
-export { madOutliers, drift, variability, MAD_Z_THRESHOLD, CV_WARNING_THRESHOLD, DRIFT_P_THRESHOLD, type OutlierFlags, type Drift, type Variability } from './diagnostics.ts';
+export { madOutliers, drift, variability, MAD_Z_THRESHOLD, CV_WARNING_THRESHOLD, DRIFT_P_THRESHOLD, DRIFT_MIN_N, type OutlierFlags, type Drift, type Variability } from './diagnostics.ts';
 export { mannWhitneyU, wilcoxonSignedRank, type RankTestResult } from './rank-tests.ts';
 export { hodgesLehmannShift, hodgesLehmannPaired } from './hodges-lehmann.ts';
 export { percentileInterval, bcaInterval, jackknifeAcceleration, pairedReplicates, unpairedReplicates } from './bootstrap.ts';

@@ -141,6 +141,13 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
     expect(rows(files.get('comparisons.csv')!)[0]!.conclusion).toBe('insufficient data');
   });
 
+  it('an unfinished run says so in the limitations (blocks recorded of blocks planned)', () => {
+    const resolved = syntheticResolved({ spec: { resamples: 100, trials: 10 } });
+    const records = syntheticRecords(resolved).filter((r) => r.warmup || r.block < 7);
+    const evidence = rows(analyzeRecords({ resolved, records }).get('evidence.csv')!);
+    expect(evidence.find((r) => r.variant === 'docker' && r.statistic === 'P50')!.limitations).toContain('run incomplete: 7 of 10 planned blocks recorded');
+  });
+
   it('arms skipped at preflight stay visible as unavailable with the reason', () => {
     const resolved = { ...syntheticResolved({ spec: { resamples: 100, trials: 10 } }), skipped_arms: [{ arm: 'qemu-microvm', reason: 'no /dev/kvm' }] };
     const files = analyzeRecords({ resolved, records: syntheticRecords(resolved) });
