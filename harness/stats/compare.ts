@@ -51,7 +51,11 @@ export interface MedianComparison {
   underpowered: boolean;
 }
 
-/** Default: underpowered when the CI half-width exceeds half the estimate (spec `underpowered_fraction`). */
+/**
+ * Default: underpowered when the 95% CI half-width exceeds half the estimate (spec
+ * `underpowered_fraction`): past that point the data cannot pin the difference down to within a
+ * factor of about two, so the sign may hold but the size should not be quoted.
+ */
 export const DEFAULT_UNDERPOWERED_FRACTION = 0.5;
 
 function validate(input: MedianComparisonInput): void {
