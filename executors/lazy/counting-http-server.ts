@@ -10,6 +10,8 @@ import type { AddressInfo, Socket } from 'node:net';
 
 export interface ByteCounters {
   requests: number;
+  /** TCP connections accepted (a client that reuses one connection shows 1). */
+  connections: number;
   /** Body bytes that are image content (squashfs ranges, OCI blobs). */
   contentBytes: number;
   /** Every HTTP body byte (content + manifests, pings, error bodies). */
@@ -42,7 +44,7 @@ export interface CountingServer {
   close(): Promise<void>;
 }
 
-const emptyCounters = (): Omit<ByteCounters, 'wireBytes'> => ({ requests: 0, contentBytes: 0, bodyBytes: 0, serviceMs: 0, byKind: {} });
+const emptyCounters = (): Omit<ByteCounters, 'wireBytes'> => ({ requests: 0, connections: 0, contentBytes: 0, bodyBytes: 0, serviceMs: 0, byKind: {} });
 
 export async function startCountingServer(handler: CountingHandler): Promise<CountingServer> {
   let counters = emptyCounters();
@@ -72,6 +74,7 @@ export async function startCountingServer(handler: CountingHandler): Promise<Cou
     });
   });
   server.on('connection', (socket: Socket) => {
+    counters.connections++;
     openSockets.set(socket, 0);
     socket.on('close', () => {
       const baseline = openSockets.get(socket);

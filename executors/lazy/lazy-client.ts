@@ -20,6 +20,7 @@ import { mountsUnder, processAlive } from './mount-table.ts';
 /** Poll interval while waiting for httpfs2's FUSE file: short, because it is inside the cold timing. */
 const FUSE_POLL_MS = 1;
 const STOP_GRACE_MS = 5000;
+const FUSE_BUSY_RETRY_MS = 5000;
 
 export interface LazyMount {
   /** The loop-mounted squashfs: the shell's root. */
@@ -72,6 +73,21 @@ async function stopProcess(pid: number, child: ResultPromise): Promise<void> {
   }
 }
 
+/**
+ * The loop device that `mount -o loop` made detaches asynchronously after umount (autoclear), and
+ * holds the FUSE file open until then: fusermount says "busy" for a moment (observed once in 20).
+ * Retry briefly; a mount still busy after that is a real teardown failure.
+ */
+async function unmountFuse(point: string): Promise<string | null> {
+  const deadline = Date.now() + FUSE_BUSY_RETRY_MS;
+  for (;;) {
+    const result = await execa('fusermount', ['-u', point], { reject: false });
+    if (result.exitCode === 0) return null;
+    if (!/busy/i.test(result.stderr) || Date.now() > deadline) return result.stderr.trim();
+    await sleep(20);
+  }
+}
+
 /** Start httpfs2 and loop-mount the image: the client side of a cold launch. */
 export async function mountLazyRoot(options: MountOptions): Promise<LazyMount> {
   const fuseDir = join(options.workDir, 'fuse');
@@ -94,8 +110,8 @@ export async function mountLazyRoot(options: MountOptions): Promise<LazyMount> {
         if (result.exitCode !== 0) problems.push(`umount ${point}: ${result.stderr.trim()}`);
       }
       for (const point of mountsUnder(fuseDir)) {
-        const result = await execa('fusermount', ['-u', point], { reject: false });
-        if (result.exitCode !== 0) problems.push(`fusermount -u ${point}: ${result.stderr.trim()}`);
+        const error = await unmountFuse(point);
+        if (error) problems.push(`fusermount -u ${point}: ${error}`);
       }
       child.kill('SIGTERM');
       await stopProcess(pid, child);

@@ -194,6 +194,7 @@ function metricsOf(outcome: LaunchOutcome): Record<string, number> {
     metrics.response_bytes = c.wireBytes;
     metrics.body_bytes = c.bodyBytes;
     metrics.requests = c.requests;
+    metrics.connections = c.connections;
     metrics.server_service_ms = c.serviceMs;
   }
   return metrics;
