@@ -6,6 +6,7 @@ import { shellReadyExperiment } from './shell-ready/shell-ready-kind.ts';
 import { repairExperiment } from './repair/repair-kind.ts';
 import { densityExperiment } from './density/density-experiment.ts';
 import { replayExperiment } from './replay/replay-experiment.ts';
+import { isolationExperiment } from './isolation/isolation-kind.ts';
 
 export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   'shell-ready': shellReadyExperiment,
@@ -13,4 +14,5 @@ export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   repair: repairExperiment,
   density: densityExperiment,
   replay: replayExperiment,
+  isolation: isolationExperiment,
 };

@@ -6,3 +6,4 @@
 export {};
 import '../../experiments/density/density-analysis.ts';
 import '../../experiments/replay/replay-analysis.ts';
+import '../../experiments/isolation/isolation-analysis.ts';
