@@ -1,6 +1,6 @@
 /** Architecture rule: statistics and analysis are pure over arrays/bundles — no executors, no processes. */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function sources(dir: string): string[] {
@@ -18,6 +18,14 @@ describe('dependency rule', () => {
   it('harness/analyze never imports executors, experiments or process spawning', () => {
     for (const file of sources('harness/analyze')) {
       for (const spec of importsOf(file)) expect(spec, `${file} imports ${spec}`).not.toMatch(/node:child_process|execa|executors\/|experiments\/.*(?<!analysis)\.ts$/);
+    }
+  });
+
+  it('the kind extensions analyze loads stay pure too (no executors, no processes, no file system)', () => {
+    const registry = 'harness/analyze/registered-extensions.ts';
+    for (const spec of importsOf(registry)) {
+      const file = resolve(dirname(registry), spec);
+      for (const inner of importsOf(file)) expect(inner, `${file} imports ${inner}`).not.toMatch(/node:child_process|node:fs|execa|executors\//);
     }
   });
 });
