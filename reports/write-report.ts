@@ -65,15 +65,15 @@ export function renderReportMarkdown(model: ReportModel): string {
   return parts.join('\n');
 }
 
-export async function renderBundleReport(bundle: Bundle): Promise<{ html: string; markdown: string }> {
+export function renderBundleReport(bundle: Bundle): { html: string; markdown: string } {
   const model = buildReportModel(bundle);
-  const plots = await renderPlots(reportPlotDefinitions(bundle, model));
+  const plots = renderPlots(reportPlotDefinitions(bundle, model));
   return { html: renderReportHtml(model, plots), markdown: renderReportMarkdown(model) };
 }
 
-/** Writes report.html and report.md into the bundle directory. */
-export async function writeReport(bundleDir: string): Promise<{ html: string; markdown: string }> {
-  const { html, markdown } = await renderBundleReport(readBundle(bundleDir));
+/** Writes report.html and report.md into the bundle directory (synchronously: `run` hashes the bundle right after). Returns their paths. */
+export function writeReport(bundleDir: string): { html: string; markdown: string } {
+  const { html, markdown } = renderBundleReport(readBundle(bundleDir));
   const htmlPath = join(bundleDir, BUNDLE_FILES.reportHtml);
   const markdownPath = join(bundleDir, BUNDLE_FILES.reportMd);
   writeFileSync(htmlPath, html);

@@ -109,7 +109,7 @@ export interface ComparisonFiles {
   html: string;
 }
 
-export async function writeComparison(comparison: BundleComparison, outDir: string, mismatchAllowed: boolean): Promise<ComparisonFiles> {
+export function writeComparison(comparison: BundleComparison, outDir: string, mismatchAllowed: boolean): ComparisonFiles {
   mkdirSync(outDir, { recursive: true });
   const table = comparisonTableOf(comparison);
   const notes = comparabilityLines(comparison);
@@ -127,7 +127,7 @@ export async function writeComparison(comparison: BundleComparison, outDir: stri
   blocks.push({ kind: 'table', table });
   if (forest.length > 0) {
     const spec = forestSpec('Candidate / baseline ratio of medians with 95% CI', forest);
-    blocks.push({ kind: 'plot', plot: { id: 'compare-forest', title: String(spec.title), svg: await renderVegaLite(spec, 'sb-compare-forest') } });
+    blocks.push({ kind: 'plot', plot: { id: 'compare-forest', title: String(spec.title), svg: renderVegaLite(spec, 'sb-compare-forest') } });
   }
   blocks.push({ kind: 'details', summary: 'Methods', blocks: [{ kind: 'list', items: ['Only ok formal trials; warmups excluded; failed trials counted in planned/failed.', ...methods] }] });
   const title = 'sandbench compare';

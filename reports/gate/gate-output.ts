@@ -73,7 +73,7 @@ export function gateText(result: GateResult): string {
   return `${formatTextTable(gateTable(result))}\n\n${gateSummaryText(result)}\n`;
 }
 
-export async function writeGateReport(result: GateResult, outDir: string): Promise<string[]> {
+export function writeGateReport(result: GateResult, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
   const table = gateTable(result);
   const thresholds = [...new Set(result.cells.map((c) => c.threshold))];
@@ -86,7 +86,7 @@ export async function writeGateReport(result: GateResult, outDir: string): Promi
   blocks.push({ kind: 'table', table });
   if (forest.length > 0) {
     const spec = forestSpec('Gate: candidate / baseline ratios with 95% CI and the pass band', forest, thresholds.length === 1 ? thresholds[0] : undefined);
-    blocks.push({ kind: 'plot', plot: { id: 'gate-forest', title: String(spec.title), svg: await renderVegaLite(spec, 'sb-gate-forest') } });
+    blocks.push({ kind: 'plot', plot: { id: 'gate-forest', title: String(spec.title), svg: renderVegaLite(spec, 'sb-gate-forest') } });
   }
   const html = htmlDocument('sandbench gate', `baseline ${result.comparison.baselineRun} · candidate ${result.comparison.candidateRun}`, blocks);
   const markdown = [`## sandbench gate: ${result.verdict} (exit ${result.exitCode})`, '', mdTable(table), '', ...notes.map((n) => `- ${n}`), ''].join('\n');

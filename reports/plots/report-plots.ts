@@ -66,9 +66,7 @@ export function reportPlotDefinitions(bundle: Bundle, model: ReportModel): PlotD
   return plots;
 }
 
-/** Renders in order, one at a time (vega views are heavy; the machine is shared). */
-export async function renderPlots(definitions: readonly PlotDefinition[]): Promise<RenderedPlot[]> {
-  const out: RenderedPlot[] = [];
-  for (const d of definitions) out.push({ id: d.id, title: d.title, svg: await renderVegaLite(d.spec, `sb-${d.id}`) });
-  return out;
+/** Renders in order, one view at a time (vega views are heavy; the machine is shared). */
+export function renderPlots(definitions: readonly PlotDefinition[]): RenderedPlot[] {
+  return definitions.map((d) => ({ id: d.id, title: d.title, svg: renderVegaLite(d.spec, `sb-${d.id}`) }));
 }

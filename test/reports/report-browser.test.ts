@@ -25,7 +25,7 @@ describe.skipIf(!existsSync(CHROMIUM))('report.html in headless Chromium', () =>
       compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }],
     });
     analyzeBundle(bundle);
-    await writeReport(bundle);
+    writeReport(bundle);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage();

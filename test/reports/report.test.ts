@@ -33,16 +33,16 @@ describe('report.html and report.md', () => {
   analyzeBundle(bundle);
 
   it('is deterministic: rendering twice gives identical bytes', async () => {
-    await writeReport(bundle);
+    writeReport(bundle);
     const html = readFileSync(join(bundle, 'report.html'));
     const md = readFileSync(join(bundle, 'report.md'));
-    await writeReport(bundle);
+    writeReport(bundle);
     expect(readFileSync(join(bundle, 'report.html')).equals(html)).toBe(true);
     expect(readFileSync(join(bundle, 'report.md')).equals(md)).toBe(true);
   });
 
   it('is self-contained: no scripts, no external resources', async () => {
-    await writeReport(bundle);
+    writeReport(bundle);
     const html = readFileSync(join(bundle, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//i);
@@ -51,7 +51,7 @@ describe('report.html and report.md', () => {
   });
 
   it('markdown: headline table first, well-formed tables, methods in <details>, failures counted', async () => {
-    await writeReport(bundle);
+    writeReport(bundle);
     const md = readFileSync(join(bundle, 'report.md'), 'utf8');
     const tables = markdownTables(md);
     expect(tables.length).toBeGreaterThanOrEqual(4);

@@ -13,7 +13,7 @@ export function registerCompare(program: Command): void {
     .option('--out <dir>', 'where to write comparison.csv and the small report (default: the candidate bundle)')
     .option('--metric <names>', 'comma-separated metrics to compare (default: every metric)')
     .option('--allow-env-mismatch', 'compare even when CPU model, kernel, backend versions, image digest or controls differ (adds a comparability warning)')
-    .action(async (baselineDir: string, candidateDir: string, options: { out?: string; metric?: string; allowEnvMismatch?: boolean }) => {
+    .action((baselineDir: string, candidateDir: string, options: { out?: string; metric?: string; allowEnvMismatch?: boolean }) => {
       const baseline = readBundle(baselineDir);
       const candidate = readBundle(candidateDir);
       const metrics = options.metric?.split(',').map((m) => m.trim()).filter(Boolean);
@@ -25,7 +25,7 @@ export function registerCompare(program: Command): void {
       if (comparison.env.differences.length > 0) process.stdout.write('COMPARABILITY WARNING: environments differ (--allow-env-mismatch)\n');
       for (const line of comparabilityLines(comparison)) process.stdout.write(`note: ${line}\n`);
       process.stdout.write(`${formatTextTable(comparisonTableOf(comparison))}\n`);
-      const files = await writeComparison(comparison, options.out ?? candidateDir, Boolean(options.allowEnvMismatch));
+      const files = writeComparison(comparison, options.out ?? candidateDir, Boolean(options.allowEnvMismatch));
       process.stdout.write(`wrote ${files.csv}, ${files.markdown}, ${files.html}\n`);
     });
 }

@@ -52,7 +52,7 @@ export function registerGate(program: Command): void {
     .option('--aa', "A/A: gate the bundle's first half of blocks against its second half (this host's false-regression rate)")
     .option('--allow-env-mismatch', 'do not refuse when the environments differ (warning only)')
     .option('--out <dir>', 'also write gate.csv, gate.md and gate.html (forest plot with the pass band) here')
-    .action(async (baselineDir: string, candidateDir: string | undefined, options: GateCliOptions) => {
+    .action((baselineDir: string, candidateDir: string | undefined, options: GateCliOptions) => {
       const gate = gateOptions(options);
       let result;
       if (options.aa) {
@@ -65,7 +65,7 @@ export function registerGate(program: Command): void {
         result = gateBundles(readBundle(baselineDir), readBundle(candidateDir), gate);
       }
       process.stdout.write(gateText(result));
-      if (options.out) process.stdout.write(`wrote ${(await writeGateReport(result, options.out)).join(', ')}\n`);
+      if (options.out) process.stdout.write(`wrote ${writeGateReport(result, options.out).join(', ')}\n`);
       process.exitCode = result.exitCode;
     });
 }

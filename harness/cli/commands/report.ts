@@ -11,7 +11,7 @@ export function registerReport(program: Command): void {
     .command('report')
     .description('Write report.html (self-contained, inline SVG plots) and report.md (headline tables, methods in <details>) for a finished bundle')
     .argument('<bundle>', 'bundle directory (runs/<run-id>)')
-    .action(async (bundle: string) => {
+    .action((bundle: string) => {
       // A bundle whose analysis never ran (e.g. copied from an interrupted run) is analysed first; analysis is pure and deterministic.
       if (existsSync(join(bundle, BUNDLE_FILES.resolvedSpec)) && !existsSync(join(bundle, BUNDLE_FILES.summary))) {
         try {
@@ -22,7 +22,7 @@ export function registerReport(program: Command): void {
           throw error;
         }
       }
-      const files = await writeReport(bundle);
+      const files = writeReport(bundle);
       process.stdout.write(`${files.html}\n${files.markdown}\n`);
     });
 }

@@ -1,0 +1,36 @@
+/** The synchronous SVG path must draw what vega's own async View.toSVG() draws, for every plot the reports use. */
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { describe, expect, it } from 'vitest';
+import { capacitySpec, driftSpec, ecdfSpec, forestSpec } from '../../reports/plots/plot-specs.ts';
+import { renderVegaLite, stableIds } from '../../reports/plots/render-svg.ts';
+
+async function viaToSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  return svg;
+}
+
+// vega-view bundles its own vega-scenegraph copy whose root group says stroke-miterlimit="4" (10 in the top-level copy); geometry is identical.
+const normalize = (svg: string) => stableIds(svg, 'x').replace(/stroke-miterlimit="\d+"/, '');
+
+const samples = Array.from({ length: 40 }, (_, i) => ({ arm: i % 2 ? 'docker' : 'staged', block: i >> 1, position: i, value: 100 + ((i * 37) % 23) }));
+const SPECS: TopLevelSpec[] = [
+  ecdfSpec('completion_ms', 'ms', samples, ['staged', 'docker']),
+  driftSpec('completion_ms', 'ms', samples, ['staged', 'docker']),
+  forestSpec('ratios', [{ label: 'staged / docker · completion_ms', ratio: 0.78, low: 0.75, high: 0.81 }], 0.05),
+  capacitySpec([
+    { backend: 'staged', workload: 'useful', concurrency: 16, validated: 80, attempted: 80 },
+    { backend: 'staged', workload: 'useful', concurrency: 64, validated: 204, attempted: 320 },
+  ]),
+];
+
+describe('renderVegaLite', () => {
+  it.each(SPECS.map((s) => [String(s.title), s] as const))('%s: same drawing as View.toSVG()', async (_title, spec) => {
+    const sync = renderVegaLite(spec, 'x');
+    expect(sync.length).toBeGreaterThan(2000);
+    expect(normalize(sync)).toBe(normalize(await viaToSvg(spec)));
+  });
+});
