@@ -44,7 +44,8 @@ function requireColumn(fields: readonly string[], column: string, option: string
 
 export function analyzeLongCsv(text: string, options: LongCsvOptions): LongCsvResult {
   const { source } = options;
-  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy' });
+  // A UTF-8 byte-order mark (spreadsheet exports) would otherwise become part of the first column's name.
+  const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: 'greedy' });
   const structural = parsed.errors.find((e) => e.type !== 'Delimiter');
   if (structural) throw new AnalysisInputError(`${source}: row ${structural.row === undefined ? '?' : lineOf(structural.row)}: ${structural.message}`);
   const fields = parsed.meta.fields ?? [];
