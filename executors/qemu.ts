@@ -14,7 +14,7 @@ import { controlsPrefix } from './launch-prefix.ts';
 import { spawnTrial } from './spawn-trial.ts';
 import { cachedVerdict, forcedAccelerator, hostTscKhz, kvmOpenError, storeVerdict, type Accelerator, type AcceleratorVerdict } from './vm/accelerator.ts';
 import { classifyExit, exitCodeFromLines } from './vm/console-protocol.ts';
-import { withGuestStdin } from './vm/guest-stdin.ts';
+import { withGuestConsole } from './vm/guest-console.ts';
 import { ensureGuestKernel, type GuestKernel } from './vm/guest-kernel.ts';
 import { ensureInitramfs, type Initramfs } from './vm/initramfs.ts';
 import { QEMU_BINARY, qemuArgv, type MachineProfile, type VmLaunchSpec } from './vm/qemu-argv.ts';
@@ -218,7 +218,7 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
         cleanup.forget(vmHandle);
         if (vm.vmHandle === vmHandle) vm.vmHandle = null;
       });
-      return withGuestStdin(running);
+      return withGuestConsole(running);
     },
 
     async collect(trial: TrialContext): Promise<CandidateFiles> {

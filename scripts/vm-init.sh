@@ -14,7 +14,7 @@ export PATH=/bin
 console=/dev/ttyS0
 
 fail() {
-  echo "SANDBENCH_INIT_ERROR $*" > "$console"
+  printf '\nSANDBENCH_INIT_ERROR %s\n' "$*" > "$console"
   sync
   reboot -f
   exit 1
@@ -102,14 +102,15 @@ wait "$outcat" "$errcat"
 # Anything the task left running in another session would keep the scratch disk busy.
 kill -9 -1 2> /dev/null
 
-# The guest kernel's OOM kills, reported so the host can tell an OOM from a task failure.
-while read -r key value; do
-  [ "$key" = oom_kill ] && [ "$value" != 0 ] && echo "SANDBENCH_GUEST_OOM $value" > "$console"
-done < /proc/vmstat
-
 sync
 umount /newroot/workspace
 umount /mnt/scratch || fail "scratch disk busy after the task (exit $code)"
+# The epilogue starts with a newline in case the task's last output line had none (the host drops
+# the empty line this makes otherwise). OOM kills are reported so the host can tell them apart.
+printf '\n' > "$console"
+while read -r key value; do
+  [ "$key" = oom_kill ] && [ "$value" != 0 ] && echo "SANDBENCH_GUEST_OOM $value" > "$console"
+done < /proc/vmstat
 echo "REFERENCE_EXIT $code" > "$console"
 # stty sets attributes with TCSADRAIN: returns only once queued console output has been sent.
 stty -F "$console" -echo

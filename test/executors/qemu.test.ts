@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Executor, OutputLine } from '../../executors/executor.ts';
+import type { ExitInfo, Executor, OutputLine, RunningTrial } from '../../executors/executor.ts';
 import { createQemuMicrovmExecutor } from '../../executors/qemu-microvm.ts';
 import { createQemuQ35Executor } from '../../executors/qemu-q35.ts';
 import { classifyExit, exitCodeFromLines } from '../../executors/vm/console-protocol.ts';
 import { writeCpioNewc } from '../../executors/vm/cpio-newc.ts';
+import { withGuestConsole } from '../../executors/vm/guest-console.ts';
 import { peekGuestKernel } from '../../executors/vm/guest-kernel.ts';
 import { indexModules, moduleLoadOrder } from '../../executors/vm/initramfs.ts';
 import { MICROVM, Q35, qemuArgv, type VmLaunchSpec } from '../../executors/vm/qemu-argv.ts';
@@ -70,6 +71,44 @@ describe('qemu executor pieces (no boot)', () => {
     expect(classifyExit({ ...exitInfo, exitCode: 137 }, [line('SANDBENCH_GUEST_OOM 1'), line('REFERENCE_EXIT 137')])).toMatchObject({ category: 'oom' });
     expect(classifyExit({ ...exitInfo, exitCode: 0 }, [line('REFERENCE_EXIT 0')])).toBeUndefined();
     expect(classifyExit({ ...exitInfo, timedOut: true }, [])).toBeUndefined();
+  });
+
+  it('console wrapper: queues stdin until the guest tty is open, hides protocol lines, drops only the epilogue newline', async () => {
+    const raw: OutputLine[] = [];
+    const listeners: ((l: OutputLine) => void)[] = [];
+    const written: string[] = [];
+    let finish: (info: ExitInfo) => void = () => undefined;
+    const fake: RunningTrial = {
+      tSpawnNs: 0n,
+      lines: raw,
+      onLine: (listener) => {
+        raw.forEach(listener);
+        listeners.push(listener);
+      },
+      writeStdin: (text) => written.push(text),
+      closeStdin: () => written.push('<closed>'),
+      exit: new Promise<ExitInfo>((resolve) => (finish = resolve)),
+      kill: async () => undefined,
+      rootPids: () => [],
+    };
+    const emit = (text: string, stream: OutputLine['stream'] = 'stdout') => {
+      const l = line(text, stream);
+      raw.push(l);
+      listeners.forEach((listener) => listener(l));
+    };
+    const wrapped = withGuestConsole(fake);
+    wrapped.writeStdin('GO\n');
+    wrapped.closeStdin();
+    expect(written).toEqual([]);
+    emit('SANDBENCH_STDIN_OPEN');
+    expect(written).toEqual(['GO\n', '\x04', '<closed>']);
+    ['a', '', 'err'].forEach((text, index) => emit(text, index === 2 ? 'stderr' : 'stdout'));
+    emit('');
+    emit('REFERENCE_EXIT 0');
+    emit('reboot: Restarting system');
+    finish({ ...exitInfo, exitCode: 0 });
+    await wrapped.exit;
+    expect(wrapped.lines.map((l) => `${l.stream}:${l.text}`)).toEqual(['stdout:a', 'stderr:err', 'stdout:', 'stdout:REFERENCE_EXIT 0']);
   });
 
   it('builds qemu argv without any NIC, with the machine transport and TCG flags', () => {
@@ -162,7 +201,8 @@ describe.skipIf(!microProbe.available)('qemu-microvm executor (real boots)', () 
     expect(ready.tNs).toBeGreaterThan(out.running.tSpawnNs);
     expect(out.stdout).toContain('got:GO');
     expect(out.stdout).toContain('REFERENCE_RESULT {"pwd":"/workspace"}');
-    expect(out.stdout).toContain('REFERENCE_EXIT 3');
+    // The task's output ended with a newline: no empty line from the init's epilogue.
+    expect(out.stdout.slice(-2)).toEqual(['REFERENCE_RESULT {"pwd":"/workspace"}', 'REFERENCE_EXIT 3']);
     expect(out.stdout.some((text) => text.includes('SANDBENCH_STDIN_OPEN'))).toBe(false);
     expect(out.stderr).toContain('to-stderr');
     expect(out.stdout).toContain('nics:lo ');
@@ -213,12 +253,14 @@ describe.skipIf(!q35Probe.available)('qemu-q35 executor (real boot)', () => {
   }, 120_000);
 
   it('boots a q35 PC over virtio-pci: exit 0, ready marker, a written file collected', async () => {
-    const out = await runOne(q35, makeTrial(test, { timeoutMs: 240_000 }), sh('echo REFERENCE_READY; echo hi > new.txt; echo "pci:$(ls /sys/bus/pci/devices | wc -l)"'));
+    const out = await runOne(q35, makeTrial(test, { timeoutMs: 240_000 }), sh('echo REFERENCE_READY; echo hi > new.txt; echo "pci:$(ls /sys/bus/pci/devices | wc -l)"; printf no-newline'));
     expect(out.exit.infraFailure).toBeUndefined();
     expect(out.exit.exitCode).toBe(0);
     expect(out.stdout).toContain('REFERENCE_READY');
     const pci = out.stdout.find((text) => text.startsWith('pci:'));
     expect(Number(pci?.slice(4))).toBeGreaterThan(0);
+    // The last output line had no newline: the init's epilogue still starts REFERENCE_EXIT on its own line.
+    expect(out.stdout.slice(-2)).toEqual(['no-newline', 'REFERENCE_EXIT 0']);
     expect(out.candidates.changed).toEqual(['new.txt']);
     expect((await out.candidates.read('new.txt'))?.toString()).toBe('hi\n');
     expect(out.candidates.facts).toMatchObject({ machine: 'q35', accelerator: q35Probe.details.accelerator });
