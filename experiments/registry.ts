@@ -7,6 +7,7 @@ import { repairExperiment } from './repair/repair-kind.ts';
 import { densityExperiment } from './density/density-experiment.ts';
 import { replayExperiment } from './replay/replay-experiment.ts';
 import { isolationExperiment } from './isolation/isolation-kind.ts';
+import { lazyImageExperiment } from './lazy-image/lazy-image-experiment.ts';
 
 export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   'shell-ready': shellReadyExperiment,
@@ -15,4 +16,5 @@ export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   density: densityExperiment,
   replay: replayExperiment,
   isolation: isolationExperiment,
+  'lazy-image': lazyImageExperiment,
 };
