@@ -99,15 +99,28 @@ export interface Fingerprint {
   values: Record<string, string | null>;
 }
 
-/** The declared comparability keys of one bundle for a set of backends. */
+/**
+ * The declared comparability keys of one bundle for a set of backends. environment.json's own
+ * `fingerprint` section (harness/provenance) declares the scalar keys (CPU model, kernel, cores,
+ * image digest, accelerator); backend versions count only for the backends the arms use (an
+ * unrelated tool upgrade must not block a comparison); the spec's controls are always compared.
+ * Without a fingerprint section, the same facts are looked up anywhere in the file.
+ */
 export function fingerprint(bundle: Bundle, backends: readonly string[]): Fingerprint {
   const facts = flattenFacts(bundle.environment ?? {}, 5);
-  const values: Record<string, string | null> = {
-    cpu_model: findFact(facts, ['cpu_model', 'model_name', 'cpu']),
-    kernel: findFact(facts, ['kernel', 'kernel_release', 'release', 'uname_r']),
-    image_digest: imageDigests(bundle),
-    controls: JSON.stringify(sortKeys(bundle.resolved.spec.controls ?? {})),
-  };
+  const declared = bundle.environment && isObject(bundle.environment.fingerprint) ? bundle.environment.fingerprint : null;
+  const values: Record<string, string | null> = {};
+  if (declared) {
+    for (const key of Object.keys(declared).sort()) {
+      const text = primitive(declared[key]);
+      if (text !== null) values[key] = text;
+    }
+  } else {
+    values.cpu_model = findFact(facts, ['cpu_model', 'model_name', 'cpu']);
+    values.kernel = findFact(facts, ['kernel', 'kernel_release', 'release', 'uname_r']);
+    values.image_digest = imageDigests(bundle);
+  }
+  values.controls = JSON.stringify(sortKeys(bundle.resolved.spec.controls ?? {}));
   for (const backend of [...new Set(backends)].sort()) values[`backend ${backend}`] = backendVersion(bundle.environment, backend);
   return { values };
 }

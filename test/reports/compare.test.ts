@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENVIRONMENT, makeSyntheticBundle, type SyntheticArm } from './synthetic-bundle.ts';
+import { makeSyntheticBundle, syntheticEnvironment, type SyntheticArm } from './synthetic-bundle.ts';
 import { runCli } from './run-cli.ts';
 
 const ARMS: SyntheticArm[] = [
@@ -12,11 +12,11 @@ const ARMS: SyntheticArm[] = [
 describe('sandbench compare', () => {
   it('refuses (exit 3) when the image digests differ, and compares with a warning when allowed', async () => {
     const baseline = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 101 });
-    const otherImage = { ...DEFAULT_ENVIRONMENT, image: { digest: `sha256:${'b'.repeat(64)}` } };
+    const otherImage = syntheticEnvironment({ imageDigest: `sha256:${'b'.repeat(64)}` });
     const candidate = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 102, environment: otherImage, slowdown: { staged: 1.3 } });
     const refused = await runCli(['compare', baseline, candidate]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/image_digest/);
+    expect(refused.stderr).toMatch(/image_digest: baseline sha256:7ac334a+ vs candidate sha256:b+/);
     expect(existsSync(join(candidate, 'comparison.csv'))).toBe(false);
 
     const allowed = await runCli(['compare', baseline, candidate, '--allow-env-mismatch']);
@@ -29,6 +29,18 @@ describe('sandbench compare', () => {
     const staged = csv.find((l) => l.startsWith('staged,'))!;
     expect(staged).toMatch(/candidate slower/);
     expect(readFileSync(join(candidate, 'comparison.html'), 'utf8')).toMatch(/<svg/);
+  });
+
+  it('refuses a different version of a backend the arms use, ignores one they do not use', async () => {
+    const baseline = makeSyntheticBundle({ arms: ARMS, blocks: 8, seed: 105 });
+    const newerDocker = makeSyntheticBundle({ arms: ARMS, blocks: 8, seed: 106, environment: syntheticEnvironment({ dockerVersion: 'docker 29.7.2' }) });
+    const refused = await runCli(['compare', baseline, newerDocker]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/backend docker: baseline docker 20\.10\.24 vs candidate docker 29\.7\.2/);
+    const stagedOnly: SyntheticArm[] = [ARMS[1]!];
+    const a = makeSyntheticBundle({ arms: stagedOnly, blocks: 8, seed: 107 });
+    const b = makeSyntheticBundle({ arms: stagedOnly, blocks: 8, seed: 108, environment: syntheticEnvironment({ dockerVersion: 'docker 29.7.2' }) });
+    expect((await runCli(['compare', a, b])).code).toBe(0);
   });
 
   it('compares bundles from one environment and writes into --out', async () => {

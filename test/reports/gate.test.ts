@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benjaminiHochberg } from '../../reports/gate/benjamini-hochberg.ts';
 import { parseThreshold } from '../../reports/gate/threshold.ts';
-import { makeSyntheticBundle, type SyntheticArm } from './synthetic-bundle.ts';
+import { makeSyntheticBundle, syntheticEnvironment, type SyntheticArm } from './synthetic-bundle.ts';
 import { runCli } from './run-cli.ts';
 
 const ARMS: SyntheticArm[] = [
@@ -57,10 +57,10 @@ describe('sandbench gate', () => {
     const unmatched = await runCli(['gate', baseline, onlyDocker]);
     expect(unmatched.code).toBe(3);
     expect(unmatched.stdout).toMatch(/unmatched arm: staged is only in the baseline/);
-    const otherKernel = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 53, environment: { host: { kernel: '6.12.0-other', cpu_model: 'Synthetic CPU 9000' } } });
+    const otherKernel = makeSyntheticBundle({ arms: ARMS, blocks: 12, seed: 53, environment: syntheticEnvironment({ kernel: '6.12.0-other' }) });
     const env = await runCli(['gate', baseline, otherKernel]);
     expect(env.code).toBe(3);
-    expect(env.stdout).toMatch(/environment differs on kernel/);
+    expect(env.stdout).toMatch(/environment differs on kernel: baseline 6\.1\.0-test vs candidate 6\.12\.0-other/);
   });
 
   it('--aa gates one bundle against itself in halves: exit 0 or 2', async () => {

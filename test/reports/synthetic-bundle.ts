@@ -39,16 +39,23 @@ export interface SyntheticOptions {
   dir?: string;
 }
 
-export const DEFAULT_ENVIRONMENT = {
-  host: { kernel: '6.1.0-test', cpu_model: 'Synthetic CPU 9000', cores: 2, memory_mib: 7900, cgroup_version: 'v1' },
-  backends: {
-    host: { available: true, version: 'linux', details: {} },
-    staged: { available: true, version: 'bubblewrap 0.8.0', details: {} },
-    docker: { available: true, version: 'docker 20.10.24', details: {} },
-    podman: { available: true, version: 'podman 4.3.1', details: {} },
-  },
-  image: { digest: 'sha256:7ac334aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
-};
+/** Same layout as harness/provenance/environment.ts writes (host, backends, image, fingerprint). */
+export function syntheticEnvironment(overrides: { kernel?: string; imageDigest?: string; dockerVersion?: string } = {}) {
+  const kernel = overrides.kernel ?? '6.1.0-test';
+  const digest = overrides.imageDigest ?? `sha256:7ac334${'a'.repeat(58)}`;
+  const versions: Record<string, string> = { host: 'linux', staged: 'bubblewrap 0.8.0', docker: overrides.dockerVersion ?? 'docker 20.10.24', podman: 'podman 4.3.1' };
+  return {
+    schema_version: 1,
+    host: { kernel, cpu_model: 'Synthetic CPU 9000', cores: 2, memory_mib: 7900, cgroup_version: 'v1' },
+    accelerator: 'tcg',
+    harness: { commit: 'abc123', dirty: false, node: 'v20.19.0' },
+    image: { digest, suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], mirror: 'http://deb.debian.org/debian', source_date_epoch: 1761955200 },
+    backends: Object.fromEntries(Object.entries(versions).map(([b, v]) => [b, { available: true, version: v, details: {}, image_digest: digest, image: null }])),
+    fingerprint: { cpu_model: 'Synthetic CPU 9000', kernel, cores: 2, image_digest: digest, backend_versions: versions, accelerator: 'tcg' },
+  };
+}
+
+export const DEFAULT_ENVIRONMENT = syntheticEnvironment();
 
 export function makeSyntheticBundle(options: SyntheticOptions): string {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sandbench-report-test-'));
