@@ -1,0 +1,111 @@
+/**
+ * A sandbox killed from outside mid-trial (`podman kill`, SIGKILL to the qemu process) must end
+ * the trial promptly as a categorized failure — never a hang until the timeout — and leave
+ * nothing behind. QEMU runs only where installed (TCG here: the kill lands during boot or task).
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { readJournal } from '../../harness/journal/journal.ts';
+import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
+import { leftoverLines, runIdOf, waitFor } from './fault-support.ts';
+
+function spec(dir: string, backend: string): string {
+  const path = join(dir, 'spec.yaml');
+  // A 5 minute timeout: a trial that only ends by timing out would fail the "promptly" check below.
+  writeFileSync(path, `name: fault-external
+experiment: command
+arms: [{ backend: ${backend} }]
+warmups: 0
+trials: 1
+seed: 1
+timeout: 5m
+task: { argv: ["/bin/sh", "-c", "echo READY; sleep 600"], ready_marker: READY }
+`);
+  return path;
+}
+
+function qemuPid(runId: string): number | null {
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.startsWith('qemu-system') && cmdline.includes(`sandbench-${runId}`)) return Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return null;
+}
+
+async function podmanContainer(runId: string): Promise<string | null> {
+  const result = await execa('podman', ['ps', '--filter', `label=sandbench.run_id=${runId}`, '--filter', 'status=running', '--format', '{{.Names}}'], { reject: false });
+  return result.stdout.trim().split('\n')[0] || null;
+}
+
+const hasQemu = (await execa('qemu-system-x86_64', ['--version'], { reject: false })).exitCode === 0;
+
+async function killFromOutside(backend: string, strike: (runId: string) => Promise<boolean>) {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbench-extkill-'));
+  const bundle = join(dir, 'bundle');
+  const child = execa('node', [SANDBENCH_BIN, 'run', spec(dir, backend), '--out', bundle], { reject: false });
+  let runId = '';
+  await waitFor(() => {
+    try {
+      runId = runIdOf(bundle);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 120_000, 'resolved-spec.json');
+  const deadline = Date.now() + 240_000;
+  while (!(await strike(runId))) {
+    if (Date.now() > deadline) throw new Error(`${backend}: the sandbox never appeared`);
+    await sleep(200);
+  }
+  const killedAt = Date.now();
+  const result = await child;
+  const afterKillMs = Date.now() - killedAt;
+  expect(result.exitCode, result.stderr).toBe(0);
+  const records = readJournal(join(bundle, 'journal.jsonl')).records;
+  expect(records).toHaveLength(1);
+  return { record: records[0]!, afterKillMs, runId };
+}
+
+describe('sandbox killed from outside mid-trial', () => {
+  it('podman kill: the trial fails with a category, promptly, nothing left', async () => {
+    const { record, afterKillMs, runId } = await killFromOutside('podman', async (id) => {
+      const name = await podmanContainer(id);
+      if (!name) return false;
+      await sleep(500);
+      return (await execa('podman', ['kill', name], { reject: false })).exitCode === 0;
+    });
+    console.log(`podman kill: outcome ${record.outcome}/${record.failure_category}, run ended ${afterKillMs} ms after the kill; notes: ${record.notes.join(' | ')}`);
+    expect(record.outcome).toBe('failed');
+    expect(record.failure_category).not.toBeNull();
+    expect(record.failure_category).not.toBe('timeout');
+    expect(afterKillMs).toBeLessThan(60_000);
+    expect(await leftoverLines(runId)).toEqual([]);
+  }, 300_000);
+
+  it.skipIf(!hasQemu)('kill -9 of the qemu process: the trial fails with a category, promptly, nothing left', async () => {
+    let seenAt = 0;
+    const { record, afterKillMs, runId } = await killFromOutside('qemu-microvm', async (id) => {
+      const pid = qemuPid(id);
+      if (pid === null) return false;
+      seenAt ||= Date.now();
+      // Strike a few seconds into the VM's life (TCG boot), when the harness is waiting on it.
+      if (Date.now() - seenAt < 3000) return false;
+      process.kill(pid, 'SIGKILL');
+      return true;
+    });
+    console.log(`qemu kill: outcome ${record.outcome}/${record.failure_category}, run ended ${afterKillMs} ms after the kill; notes: ${record.notes.join(' | ')}`);
+    expect(record.outcome).toBe('failed');
+    expect(record.failure_category).not.toBeNull();
+    expect(record.failure_category).not.toBe('timeout');
+    expect(afterKillMs).toBeLessThan(60_000);
+    expect(await leftoverLines(runId)).toEqual([]);
+  }, 300_000);
+});
