@@ -28,6 +28,20 @@ const APPLETS = ['sh', 'mount', 'umount', 'insmod', 'mkfifo', 'cat', 'stty', 'se
 
 const normalize = (name: string) => name.replace(/-/g, '_');
 
+const PT_INTERP = 3;
+
+/** True when a 64-bit ELF executable asks for a dynamic loader (it would not run in the initramfs). */
+export function isDynamicElf(elf: Buffer): boolean {
+  if (elf.length < 64 || elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2) throw new Error('not a 64-bit ELF file');
+  const phoff = Number(elf.readBigUInt64LE(0x20));
+  const phentsize = elf.readUInt16LE(0x36);
+  const phnum = elf.readUInt16LE(0x38);
+  for (let index = 0; index < phnum; index++) {
+    if (elf.readUInt32LE(phoff + index * phentsize) === PT_INTERP) return true;
+  }
+  return false;
+}
+
 /** module name → .ko path for every module of the kernel. */
 export function indexModules(modulesDir: string): Map<string, string> {
   const index = new Map<string, string>();
@@ -99,6 +113,8 @@ export async function ensureInitramfs(stateDir: string, kernel: GuestKernel): Pr
   if (!existsSync(BUSYBOX_STATIC)) throw new Error(`${BUSYBOX_STATIC} is missing: apt-get install busybox-static`);
   const init = readFileSync(INIT_SCRIPT);
   const busybox = readFileSync(BUSYBOX_STATIC);
+  // Debian's plain `busybox` package installs a dynamically linked /bin/busybox; the initramfs has no libc.
+  if (isDynamicElf(busybox)) throw new Error(`${BUSYBOX_STATIC} is dynamically linked: apt-get install busybox-static`);
   const index = indexModules(kernel.modulesDir);
   const modules = {
     mmio: await moduleLoadOrder(TRANSPORT_MODULES.mmio, index),

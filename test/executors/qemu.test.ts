@@ -4,7 +4,7 @@
  * costs seconds, so the boots are few and each checks several things.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { classifyExit, exitCodeFromLines } from '../../executors/vm/console-prot
 import { writeCpioNewc } from '../../executors/vm/cpio-newc.ts';
 import { withGuestConsole } from '../../executors/vm/guest-console.ts';
 import { peekGuestKernel } from '../../executors/vm/guest-kernel.ts';
-import { indexModules, moduleLoadOrder } from '../../executors/vm/initramfs.ts';
+import { indexModules, isDynamicElf, moduleLoadOrder } from '../../executors/vm/initramfs.ts';
 import { MICROVM, Q35, qemuArgv, type VmLaunchSpec } from '../../executors/vm/qemu-argv.ts';
 import { renderTaskFile } from '../../executors/vm/trial-disks.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
@@ -61,6 +61,12 @@ describe('qemu executor pieces (no boot)', () => {
     expect(rows[1]).toMatch(/^crw------- .* 5,\s+1 .* dev\/console$/);
     expect(rows[2]).toMatch(/^-rwxr-xr-x .* 10 .* init$/);
     expect(rows[3]).toMatch(/^lrwxrwxrwx .* sh -> busybox$/);
+  });
+
+  it('tells a static busybox from a dynamically linked binary', () => {
+    expect(isDynamicElf(readFileSync('/bin/busybox'))).toBe(false);
+    expect(isDynamicElf(readFileSync(process.execPath))).toBe(true);
+    expect(() => isDynamicElf(Buffer.from('#!/bin/sh\n'.padEnd(80)))).toThrow(/ELF/);
   });
 
   it('parses REFERENCE_EXIT and classifies VM infrastructure failures', () => {
