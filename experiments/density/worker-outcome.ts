@@ -80,7 +80,11 @@ export function classifyWorker(input: ClassifyInput): WorkerOutcome {
   const results = markerPayloads(input.lines, DENSITY_RESULT);
   if (ready.length !== 1 || results.length !== 1) return fail('invalid', 'marker_count', `${ready.length} READY, ${results.length} RESULT`);
   const [r, s] = [ready[0], results[0]];
-  if (!r || !s) return fail('invalid', 'marker_json');
+  if (!r || !s) {
+    // Keep the unparsable line: on a VM serial console kernel messages can land inside it.
+    const bad = input.lines.find((l) => l.stream === 'stdout' && (l.text.startsWith(`${DENSITY_READY} `) || l.text.startsWith(`${DENSITY_RESULT} `)) && markerPayloads([l], l.text.split(' ')[0]!)[0] === null);
+    return fail('invalid', 'marker_json', bad ? bad.text.slice(0, 300) : null);
+  }
   if (r.token !== input.token || s.token !== input.token) return fail('invalid', 'token_mismatch');
   if (r.bytes !== input.payloadBytes) return fail('invalid', 'payload_size', `READY bytes ${String(r.bytes)}`);
   if (s.checksum !== r.checksum) return fail('invalid', 'checksum_mismatch');
