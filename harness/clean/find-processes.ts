@@ -45,13 +45,13 @@ export function findProcesses(stateDir: string, known: readonly string[]): Proce
   const tmpRoot = join(stateDir, 'tmp');
   const matched = new Map<number, string>();
   for (const info of table.values()) {
-    if (protectedPids.has(info.pid) || info.pid === 1) continue;
+    if (protectedPids.has(info.pid) || info.pid === 1 || info.state === 'Z') continue;
     const runId = matchRun(info, tmpRoot, known);
     if (runId) matched.set(info.pid, runId);
   }
   // Whole process groups of matched group leaders (a trial's detached tree).
   for (const info of table.values()) {
-    if (matched.has(info.pid) || protectedPids.has(info.pid) || info.pid === 1) continue;
+    if (matched.has(info.pid) || protectedPids.has(info.pid) || info.pid === 1 || info.state === 'Z') continue;
     const leaderRun = matched.get(info.pgid);
     if (leaderRun && table.get(info.pgid)?.pgid === info.pgid) matched.set(info.pid, leaderRun);
   }

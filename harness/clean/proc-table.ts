@@ -10,6 +10,8 @@ export interface ProcInfo {
   ppid: number;
   pgid: number;
   comm: string;
+  /** Scheduler state (R, S, D, Z...): a zombie is already dead, only not yet reaped by its parent. */
+  state: string;
   /** argv joined with spaces. */
   cmdline: string;
   /** Environment as NUL-separated KEY=VALUE (empty when unreadable). */
@@ -32,7 +34,7 @@ function readProc(pid: number): ProcInfo | null {
   const close = stat.lastIndexOf(')');
   const comm = stat.slice(stat.indexOf('(') + 1, close);
   // Fields after the command name: state ppid pgrp ...
-  const [, ppid, pgid] = stat.slice(close + 2).split(' ');
+  const [state, ppid, pgid] = stat.slice(close + 2).split(' ');
   let cwd = '';
   try {
     cwd = readlinkSync(`/proc/${pid}/cwd`);
@@ -44,6 +46,7 @@ function readProc(pid: number): ProcInfo | null {
     ppid: Number(ppid),
     pgid: Number(pgid),
     comm,
+    state: state ?? '',
     cmdline: readOr(`/proc/${pid}/cmdline`, '').replace(/\0+$/, '').replace(/\0/g, ' '),
     environ: readOr(`/proc/${pid}/environ`, ''),
     cwd,
