@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
@@ -64,6 +64,26 @@ describe('report.html and report.md', () => {
     expect(md).toMatch(/<details>\n<summary>Methods, controls and environment<\/summary>/);
     expect(md).toMatch(/\| staged \| completion_ms \| ms \| 15 \/ 16 \| 1 \|/);
     expect(md).toMatch(/\| staged \| docker \| completion_ms \|.*candidate faster/);
+  });
+
+  it('adds the density capacity chart and table when density-summary.csv exists', () => {
+    const dir = makeSyntheticBundle({ arms: ARMS, blocks: 6, seed: 202 });
+    analyzeBundle(dir);
+    writeFileSync(
+      join(dir, 'density-summary.csv'),
+      [
+        'backend,workload,concurrency,planned_batches,full_valid_no_oom_batches,failed_or_unknown_or_oom_batches,oom_batches,attempted_tasks,validated_completed_tasks',
+        'staged,useful,16,5,5,0,0,80,80',
+        'staged,useful,32,5,3,2,2,160,138',
+        'docker,useful,16,5,5,0,0,80,80',
+        'docker,useful,32,5,0,5,5,160,90',
+      ].join('\n') + '\n',
+    );
+    writeReport(dir);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(/<figure id="plot-capacity" class="plot">\n<svg/);
+    expect(html).toContain('Density capacity: validated / attempted tasks by N');
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(/\| staged \| useful \| 32 \| 5 \| 3 \|/);
   });
 
   it('rewrites vega ids per plot so inlined SVGs never collide', () => {
