@@ -7,3 +7,4 @@ export {};
 import '../../experiments/density/density-analysis.ts';
 import '../../experiments/replay/replay-analysis.ts';
 import '../../experiments/isolation/isolation-analysis.ts';
+import '../../experiments/lazy-image/lazy-image-analysis.ts';
