@@ -265,6 +265,8 @@ export class CgroupBudget {
       }
     };
     for (const dir of new Set(Object.values(this.dirs))) removeTree(dir);
+    // runc creates the container sub-cgroups of a --cgroup-parent in every v1 hierarchy.
+    if (this.layout.version === 1) for (const root of this.layout.others) removeTree(join(root, this.name));
     if (failures.length > 0) throw new BudgetError(`budget ${this.name} could not be removed: ${failures.join('; ')}`);
   }
 }

@@ -10,7 +10,9 @@ export const BUDGET_CONTROLLERS = ['memory', 'cpu', 'cpuset'] as const;
 export type BudgetController = (typeof BUDGET_CONTROLLERS)[number];
 
 export type CgroupLayout =
-  | { version: 1; mounts: Record<BudgetController, string> }
+  /** `others`: every other cgroup hierarchy (blkio, pids, freezer, name=systemd, the unified tree...):
+   *  container runtimes create the budget's sub-cgroups there too, so destroy must look there. */
+  | { version: 1; mounts: Record<BudgetController, string>; others: string[] }
   | { version: 2; mount: string };
 
 export interface LayoutSources {
@@ -35,16 +37,21 @@ export function hostLayoutSources(): LayoutSources {
 /** v1 wins when all three controllers are bound to v1 mounts (a controller lives in one hierarchy only). */
 export function detectCgroupLayout(sources: LayoutSources = hostLayoutSources()): CgroupLayout {
   const v1: Partial<Record<BudgetController, string>> = {};
+  const all: string[] = [];
   let v2Mount: string | null = null;
   for (const line of sources.mounts.split('\n')) {
     const [, mountPoint, fsType, options] = line.split(' ');
     if (!mountPoint || !options) continue;
+    if (fsType === 'cgroup' || fsType === 'cgroup2') all.push(mountPoint);
     if (fsType === 'cgroup2' && v2Mount === null) v2Mount = mountPoint;
     if (fsType !== 'cgroup') continue;
     const opts = options.split(',');
     for (const controller of BUDGET_CONTROLLERS) if (opts.includes(controller) && !v1[controller]) v1[controller] = mountPoint;
   }
-  if (v1.memory && v1.cpu && v1.cpuset) return { version: 1, mounts: { memory: v1.memory, cpu: v1.cpu, cpuset: v1.cpuset } };
+  if (v1.memory && v1.cpu && v1.cpuset) {
+    const mounts = { memory: v1.memory, cpu: v1.cpu, cpuset: v1.cpuset };
+    return { version: 1, mounts, others: all.filter((m) => !Object.values(mounts).includes(m)) };
+  }
   if (v2Mount) {
     const controllers = (sources.readFile(join(v2Mount, 'cgroup.controllers')) ?? '').trim().split(/\s+/);
     const missing = BUDGET_CONTROLLERS.filter((c) => !controllers.includes(c));

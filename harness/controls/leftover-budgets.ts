@@ -8,7 +8,7 @@ import { nodeCgroupIo, type CgroupIo } from './cgroup-io.ts';
 
 export function leftoverBudgets(runId?: string, layout: CgroupLayout = detectCgroupLayout(), io: CgroupIo = nodeCgroupIo): string[] {
   const prefix = runId ? `sandbench-${runId}-` : 'sandbench-';
-  const roots = layout.version === 1 ? BUDGET_CONTROLLERS.map((c) => layout.mounts[c]) : [layout.mount];
+  const roots = layout.version === 1 ? [...BUDGET_CONTROLLERS.map((c) => layout.mounts[c]), ...layout.others] : [layout.mount];
   const names = new Set<string>();
   for (const root of roots) for (const name of io.subdirs(root)) if (name.startsWith(prefix)) names.add(name);
   return [...names].sort();
@@ -16,7 +16,7 @@ export function leftoverBudgets(runId?: string, layout: CgroupLayout = detectCgr
 
 export async function removeBudget(name: string, layout: CgroupLayout = detectCgroupLayout(), io: CgroupIo = nodeCgroupIo): Promise<void> {
   if (!name.startsWith('sandbench-') || name.includes('/')) throw new Error(`refusing to remove cgroup "${name}": not a sandbench budget`);
-  const roots = layout.version === 1 ? [...new Set(BUDGET_CONTROLLERS.map((c) => layout.mounts[c]))] : [layout.mount];
+  const roots = layout.version === 1 ? [...new Set([...BUDGET_CONTROLLERS.map((c) => layout.mounts[c]), ...layout.others])] : [layout.mount];
   const dirs = roots.map((root) => join(root, name)).filter((dir) => io.exists(dir));
   const procsOf = (dir: string): number[] => [
     ...(io.read(join(dir, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number),

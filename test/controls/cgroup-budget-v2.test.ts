@@ -36,7 +36,7 @@ describe('cgroup v2 budget', () => {
 
   it('prefers v1 controllers on a hybrid machine', () => {
     const mounts = ['cgroup /c/memory cgroup rw,memory 0 0', 'cgroup /c/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0', 'cgroup /c/cpuset cgroup rw,cpuset 0 0', `cgroup2 ${root} cgroup2 rw 0 0`].join('\n');
-    expect(detectCgroupLayout({ mounts, readFile: () => '' })).toEqual({ version: 1, mounts: { memory: '/c/memory', cpu: '/c/cpu,cpuacct', cpuset: '/c/cpuset' } });
+    expect(detectCgroupLayout({ mounts, readFile: () => '' })).toEqual({ version: 1, mounts: { memory: '/c/memory', cpu: '/c/cpu,cpuacct', cpuset: '/c/cpuset' }, others: [root] });
   });
 
   it('writes memory.max, memory.swap.max=0, cpu.max for 2 CPUs and the cpuset, delegating controllers first', async () => {
