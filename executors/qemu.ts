@@ -179,7 +179,11 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
       const name = `sandbench-${run.runId}-${trial.trialId}`;
       const dir = join(trial.trialDir, name);
       mkdirSync(dir, { recursive: true });
-      const dirHandle = run.cleanup.register('tempdir', name, () => rmSync(dir, { recursive: true, force: true }));
+      // Released by finishTrial or by the registry on SIGINT; either way the trial is over for collect().
+      const dirHandle = run.cleanup.register('tempdir', name, () => {
+        trials.delete(trial.trialId);
+        rmSync(dir, { recursive: true, force: true });
+      });
       trials.set(trial.trialId, { dir, dirHandle, scratch: '', vmHandle: null });
       trials.get(trial.trialId)!.scratch = await buildScratchDisk(trial.baselineWorkspace, dir);
       // The guest writes only into the scratch disk: the host baseline stays byte-identical.
@@ -223,7 +227,7 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
 
     async collect(trial: TrialContext): Promise<CandidateFiles> {
       const vm = trials.get(trial.trialId);
-      if (!vm) throw new Error(`${backend}: collect() for unknown trial ${trial.trialId}`);
+      if (!vm) throw new Error(`${backend}: collect() for trial ${trial.trialId}, which was never staged or was already released (interrupted run?)`);
       const listing = await listUpperLayer(vm.scratch, trial.baselineWorkspace);
       // Outside the VM's temp dir: reads must work after finishTrial; the harness removes trialDir.
       const upperCopy = await extractUpperLayer(vm.scratch, join(trial.trialDir, 'vm-upper'));

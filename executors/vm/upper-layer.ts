@@ -126,7 +126,8 @@ export async function listUpperLayer(image: string, baselineWorkspace: string): 
  * which finishTrial deletes, so they are served from this host copy.
  */
 export async function extractUpperLayer(image: string, destination: string): Promise<string> {
-  mkdirSync(destination, { recursive: true });
+  // Not recursive: if the harness already removed the trial directory (interrupted run), do not recreate it.
+  mkdirSync(destination);
   const result = await execa('debugfs', ['-R', `rdump ${quoted(UPPER_DIR)} ${quoted(destination)}`, image], { reject: false });
   const upper = join(destination, UPPER_DIR.slice(1));
   if (result.exitCode !== 0 || !existsSync(upper)) throw new Error(`debugfs rdump of ${image} failed: ${result.stderr.trim()}`);
