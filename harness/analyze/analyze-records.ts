@@ -54,7 +54,7 @@ export function analyzeRecords(input: AnalysisInput, options: AnalyzeOptions = {
   const runId = resolved.run_id;
   const ctx: TableContext = { benchmark_id: spec.name, batch: runId, mode: spec.experiment };
   const skipped = new Map((resolved.skipped_arms ?? []).map((s) => [s.arm, s.reason]));
-  const specArms = spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
+  const specArms = resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
   const records = input.records;
   const arms = armOrder(specArms, records);
   const metrics = metricOrder(latestPerTrial(records).filter((r) => !r.warmup));

@@ -23,6 +23,8 @@ const EnvelopeSchema = z
     spec_sha256: z.string(),
     overrides: z.record(z.string(), z.unknown()).default({}),
     skipped_arms: z.array(z.object({ arm: z.string(), reason: z.string() }).loose()).default([]),
+    /** Arm labels the plan actually schedules (differs from spec.arms for kinds whose arms are subjects, e.g. replay). */
+    plan_arms: z.array(z.string()).optional(),
     spec: z
       .object({
         name: z.string().min(1),

@@ -78,14 +78,14 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   const availability = await probeArms(experiment.executorArms(overridden));
   const kept = keepAvailableArms(overridden, availability, request.requireAll);
   for (const entry of kept.skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
-  const { spec, dropped } = pruneComparisons(kept.spec);
+  const plan = experiment.plan(kept.spec);
+  const planArms = plan.arms.map(armLabel);
+  const { spec, dropped } = pruneComparisons(kept.spec, planArms);
   for (const comparison of dropped) request.log(`dropping comparison ${comparison.candidate} vs ${comparison.control}: an arm is not in this run`);
-  const skipped = kept.skipped;
   const runId = newRunId(spec.name);
   const bundleDir = resolve(request.out ?? join('runs', runId));
   prepareBundleDir(bundleDir, { allowExisting: false });
-  const resolved: ResolvedSpec = { run_id: runId, spec_path: request.specPath, spec_sha256: specSha256(loaded.source), overrides: request.overrides, skipped_arms: skipped, spec };
-  const plan = experiment.plan(spec);
+  const resolved: ResolvedSpec = { run_id: runId, spec_path: request.specPath, spec_sha256: specSha256(loaded.source), overrides: request.overrides, skipped_arms: kept.skipped, plan_arms: planArms, spec };
   writeFileSync(join(bundleDir, BUNDLE_FILES.spec), loaded.source);
   writeFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), `${JSON.stringify(resolved, null, 2)}\n`);
   writeFileSync(join(bundleDir, BUNDLE_FILES.plan), serializePlan(plan));

@@ -23,6 +23,8 @@ export interface ResolvedSpec {
   overrides: SpecOverrides;
   /** Arms dropped because their backend is not available here, with the reason. */
   skipped_arms: { arm: string; reason: string }[];
+  /** Arm labels the plan schedules; for kinds whose arms are subjects (replay, lazy-image) these differ from spec.arms. */
+  plan_arms?: string[];
   spec: Spec;
 }
 
@@ -72,9 +74,9 @@ export function specSha256(source: string): string {
  * Declared comparisons whose candidate or control arm is not in this run (dropped by --arms or
  * skipped as unavailable) cannot be computed; they are removed and reported, never silently.
  */
-export function pruneComparisons(spec: Spec): { spec: Spec; dropped: NonNullable<Spec['compare']> } {
+export function pruneComparisons(spec: Spec, planArms: readonly string[]): { spec: Spec; dropped: NonNullable<Spec['compare']> } {
   if (!spec.compare) return { spec, dropped: [] };
-  const labels = new Set(spec.arms.map(armLabelOf));
+  const labels = new Set(planArms);
   const kept = spec.compare.filter((c) => labels.has(c.candidate) && labels.has(c.control));
   const dropped = spec.compare.filter((c) => !kept.includes(c));
   return { spec: { ...spec, compare: kept }, dropped };
