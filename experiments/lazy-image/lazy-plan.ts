@@ -24,7 +24,7 @@ export interface LazyRounds {
   variants: LazyVariant[];
 }
 
-/** The spec's `lazy` section decides; without it, `warmups`/`trials` give the warmup and formal round counts. */
+/** `trials` formal rounds and `warmups` warmup rounds unless the `lazy` section names them; 1 initial round by default. */
 export function lazyRounds(spec: Pick<Spec, 'lazy' | 'warmups' | 'trials'>): LazyRounds {
   return {
     initial: spec.lazy?.initial_rounds ?? 1,

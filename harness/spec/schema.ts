@@ -121,9 +121,11 @@ export const ReplaySpecSchema = z
 
 export const LazySpecSchema = z
   .object({
-    rounds: z.number().int().positive().default(30),
+    /** Formal rounds; default `trials`, so `--trials` overrides work for this kind too. */
+    rounds: z.number().int().positive().optional(),
     initial_rounds: z.number().int().nonnegative().default(1),
-    warmup_rounds: z.number().int().nonnegative().default(3),
+    /** Warmup rounds after the initial ones; default `warmups`. */
+    warmup_rounds: z.number().int().nonnegative().optional(),
     variants: z.array(z.enum(['full', 'lazy'])).min(1).default(['full', 'lazy']),
   })
   .strict();
