@@ -4,6 +4,7 @@
  * `failed` counts are reported next to every n (architecture doc, "Trial record").
  */
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { unitOf } from '../../harness/analyze/units.ts';
 
 export interface Sample {
   arm: string;
@@ -58,11 +59,7 @@ export function armCounts(records: readonly TrialRecord[], arm: string): ArmCoun
   return { planned: trials.length, ok, failed: trials.length - ok, byCategory };
 }
 
-/** Unit of a metric by naming convention (`*_ms`, `*_bytes`, `*_mib`); '' when unknown. */
+/** Unit of a metric from its name's suffix, the same rule analyze uses for summary.csv. */
 export function metricUnit(metric: string): string {
-  if (/_ms$/.test(metric)) return 'ms';
-  if (/_s$/.test(metric)) return 's';
-  if (/bytes$/.test(metric)) return 'bytes';
-  if (/_mib$/i.test(metric)) return 'MiB';
-  return '';
+  return unitOf(metric);
 }

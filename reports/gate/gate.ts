@@ -11,6 +11,7 @@
  * is a union over cells and would inflate false alarms with the number of metrics gated together
  * (1 − 0.95^k), so regression claims are filtered by BH at q = α (see benjamini-hochberg.ts).
  */
+import { TIMING_METRICS } from '../../harness/analyze/units.ts';
 import { mannWhitneyU } from '../../harness/stats/index.ts';
 import { compareBundles, type ArmMetricComparison, type BundleComparison } from '../compare/bundle-comparison.ts';
 import type { Bundle } from '../bundle/read-bundle.ts';
@@ -69,11 +70,14 @@ export interface GateResult {
 
 const EXIT: Record<GateVerdict, 0 | 1 | 2 | 3> = { pass: 0, regression: 1, inconclusive: 2, invalid: 3 };
 
+/** The spec's declared comparison metrics; else the timing metrics (ready/result/completion) both bundles have; else every `*_ms` metric both have. */
 export function defaultGateMetrics(baseline: Bundle, candidate: Bundle): string[] {
   const declared = [...new Set((candidate.resolved.spec.compare ?? []).map((c) => c.metric))];
   if (declared.length > 0) return declared.sort();
   const base = metricNames(baseline.journal);
-  return metricNames(candidate.journal).filter((m) => m.endsWith('_ms') && base.includes(m));
+  const shared = metricNames(candidate.journal).filter((m) => base.includes(m));
+  const timing = shared.filter((m) => (TIMING_METRICS as readonly string[]).includes(m));
+  return timing.length > 0 ? timing : shared.filter((m) => m.endsWith('_ms'));
 }
 
 /** One-sided p for a regression beyond the threshold: scale the candidate down by 1 + t, then ask whether it is still larger. */
