@@ -1,0 +1,23 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireRunLock, readRunLocks, runLocksDir } from '../../harness/run/run-lock.ts';
+
+describe('run lock', () => {
+  it('is live while held, dead once released, for a dead or recycled pid, and when torn', () => {
+    const home = mkdtempSync(join(tmpdir(), 'sandbench-lock-'));
+    const release = acquireRunLock(home, 'r-live');
+    expect(readRunLocks(home)).toEqual([expect.objectContaining({ runId: 'r-live', pid: process.pid, alive: true })]);
+    release();
+    expect(readRunLocks(home)).toEqual([]);
+    mkdirSync(runLocksDir(home), { recursive: true });
+    // pid 2^22+1 is above Linux's pid_max ceiling: never a live process.
+    writeFileSync(join(runLocksDir(home), 'sandbench-r-dead.json'), JSON.stringify({ run_id: 'r-dead', pid: 4194305, start_ticks: '1' }));
+    // Our pid with another start time: the pid was recycled, the holder is gone.
+    writeFileSync(join(runLocksDir(home), 'sandbench-r-recycled.json'), JSON.stringify({ run_id: 'r-recycled', pid: process.pid, start_ticks: '1' }));
+    writeFileSync(join(runLocksDir(home), 'sandbench-r-torn.json'), '{"run_id": "r-to');
+    const states = Object.fromEntries(readRunLocks(home).map((lock) => [lock.runId, lock.alive]));
+    expect(states).toEqual({ 'r-dead': false, 'r-recycled': false, 'r-torn': false });
+  });
+});
