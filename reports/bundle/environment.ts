@@ -171,6 +171,7 @@ export function environmentSummary(bundle: Bundle): [string, string][] {
     ['cores', ['cores', 'cpu_count', 'nproc', 'cpus']],
     ['memory', ['memory', 'memory_total', 'mem_total', 'memory_mib', 'memory_bytes']],
     ['cgroup', ['cgroup', 'cgroup_version', 'cgroup_mode']],
+    ['accelerator', ['accelerator']],
     ['harness commit', ['git_commit', 'commit', 'harness_commit']],
     ['dirty tree', ['dirty', 'git_dirty']],
   ];

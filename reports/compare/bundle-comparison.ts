@@ -32,6 +32,8 @@ export interface BundleComparison {
   armsOnlyInCandidate: string[];
   metricsOnlyInBaseline: string[];
   metricsOnlyInCandidate: string[];
+  /** Set when the two specs differ (a note, not a refusal: a changed task is often the point of the comparison). */
+  specDifference: string | null;
   rows: ArmMetricComparison[];
 }
 
@@ -83,7 +85,9 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
       rows.push({ arm, metric, unit: metricUnit(metric), baseline: b, candidate: c, result, missing });
     }
   }
-  const backends = [...new Set([...bundleBackends(baseline), ...bundleBackends(candidate)])];
+  // Versions matter for the backends both runs exercised; an arm only one bundle has is reported as unmatched, not as an environment difference.
+  const candidateBackends = bundleBackends(candidate);
+  const backends = [...new Set(bundleBackends(baseline).filter((b) => candidateBackends.includes(b)))];
   return {
     baselineRun: baseline.resolved.run_id,
     candidateRun: candidate.resolved.run_id,
@@ -92,6 +96,10 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
     armsOnlyInCandidate: candArms.filter((a) => !baseArms.includes(a) && wantedArm(a)),
     metricsOnlyInBaseline: baseMetrics.filter((m) => !candMetrics.includes(m) && metrics.includes(m)),
     metricsOnlyInCandidate: candMetrics.filter((m) => !baseMetrics.includes(m) && metrics.includes(m)),
+    specDifference:
+      JSON.stringify(baseline.resolved.spec) === JSON.stringify(candidate.resolved.spec)
+        ? null
+        : `the specs differ (baseline ${baseline.resolved.spec_sha256 ?? baseline.resolved.spec.name} vs candidate ${candidate.resolved.spec_sha256 ?? candidate.resolved.spec.name}): task, design or controls changed`,
     rows,
   };
 }

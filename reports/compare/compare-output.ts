@@ -95,6 +95,7 @@ export function formatTextTable(table: Table): string {
 
 export function comparabilityLines(comparison: BundleComparison): string[] {
   const lines = comparison.env.differences.map((d) => `environment differs on ${d.key}: baseline ${d.baseline ?? '(not recorded)'} vs candidate ${d.candidate ?? '(not recorded)'}`);
+  if (comparison.specDifference) lines.push(comparison.specDifference);
   if (comparison.env.unverified.length > 0) lines.push(`not recorded in either bundle, comparability unverified: ${comparison.env.unverified.join(', ')}`);
   for (const a of comparison.armsOnlyInBaseline) lines.push(`arm ${a} is only in the baseline`);
   for (const a of comparison.armsOnlyInCandidate) lines.push(`arm ${a} is only in the candidate`);

@@ -128,6 +128,7 @@ export function gateBundles(baseline: Bundle, candidate: Bundle, options: GateOp
     (options.allowEnvMismatch ? warnings : invalid).push(text);
   }
   if (comparison.env.unverified.length > 0 && !options.aaSource) warnings.push(`not recorded in either bundle, comparability unverified: ${comparison.env.unverified.join(', ')}`);
+  if (comparison.specDifference && !options.aaSource) warnings.push(comparison.specDifference);
   for (const a of comparison.armsOnlyInBaseline) invalid.push(`unmatched arm: ${a} is only in the baseline`);
   for (const a of comparison.armsOnlyInCandidate) invalid.push(`unmatched arm: ${a} is only in the candidate`);
   if (metrics.length === 0) invalid.push('no metric to gate: name one with --metric or in the gate file');
