@@ -6,6 +6,7 @@
  * plan and recorded in `<bundle>/replay/subjects.json`.
  */
 import { execFile } from 'node:child_process';
+import { baseRecord } from '../trial-experiment.ts';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,31 +55,6 @@ async function describeSubjects(spec: Spec, fixtures: ReplayFixtures): Promise<R
   );
 }
 
-function baseRecord(planned: PlannedTrial, ctx: ExperimentContext): TrialRecord {
-  return {
-    run_id: ctx.run.runId,
-    schema_version: TRIAL_SCHEMA_VERSION,
-    experiment: ctx.spec.experiment,
-    arm: planned.arm,
-    block: planned.block,
-    position: planned.position,
-    trial_id: planned.trial_id,
-    warmup: planned.warmup,
-    seed: planned.seed,
-    outcome: 'failed',
-    failure_category: 'harness_error',
-    exit_code: null,
-    t_spawn_ns: null,
-    ready_ms: null,
-    result_ms: null,
-    completion_ms: null,
-    metrics: {},
-    validity: {},
-    notes: [],
-    facts: {},
-  };
-}
-
 interface AttemptTarget {
   subject: ReplaySubject;
   agent: ReplayAgent;
@@ -119,7 +95,7 @@ function pvisorFailureCategory(stdout: string[]): string | null {
 }
 
 async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixtures: ReplayFixtures, target: AttemptTarget): Promise<TrialRecord> {
-  const record = baseRecord(planned, ctx);
+  const record = baseRecord(ctx, planned);
   const { subject, agent, entry } = target;
   const status = subjectStatus(subject);
   record.facts = {
@@ -233,10 +209,10 @@ export const replayExperiment: Experiment = {
     try {
       const fixtures = await ensureFixtures(ctx);
       const target = targetOf(planned, fixtures);
-      if (typeof target === 'string') return { ...baseRecord(planned, ctx), notes: [target] };
+      if (typeof target === 'string') return { ...baseRecord(ctx, planned), notes: [target] };
       return await runAttempt(planned, ctx, fixtures, target);
     } catch (error) {
-      return { ...baseRecord(planned, ctx), failure_category: 'harness_error', notes: [`replay ${armLabel(planned.arm)}: ${error instanceof Error ? error.message : String(error)}`] };
+      return { ...baseRecord(ctx, planned), failure_category: 'harness_error', notes: [`replay ${armLabel(planned.arm)}: ${error instanceof Error ? error.message : String(error)}`] };
     }
   },
 
