@@ -3,11 +3,11 @@
  * served squashfs as a FUSE file (HTTP range reads), the kernel loop-mounts it read-only, and
  * bubblewrap uses the mount as the shell's root (backend-notes "Lazy image"). A fresh httpfs2 and a
  * fresh loop device per cold launch give an empty client cache; launching again on the same mount
- * is the warm case. The mount lives in the host namespace so it survives between the two launches;
- * bwrap makes the shell's own private mount namespace.
+ * is the warm case. The mounts live in a private mount namespace of the client (not the host's), which
+ * survives between the two launches; each shell enters it and bwrap makes its own namespace from it.
  */
 import { mkdirSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
@@ -21,12 +21,15 @@ import { mountsUnder, processAlive } from './mount-table.ts';
 const FUSE_POLL_MS = 1;
 const STOP_GRACE_MS = 5000;
 const FUSE_BUSY_RETRY_MS = 5000;
+const NAMESPACE_TIMEOUT_MS = 5000;
 
 export interface LazyMount {
   /** The loop-mounted squashfs: the shell's root. */
   rootDir: string;
   fuseDir: string;
   httpfs2Pid: number;
+  /** A process inside the client's private mount namespace (where the mounts live). */
+  namespacePid: number;
   /** hrtime when httpfs2 was spawned (start of the cold launch). */
   tStartNs: bigint;
   /** hrtime when the root was mounted and usable. */
@@ -74,17 +77,36 @@ async function stopProcess(pid: number, child: ResultPromise): Promise<void> {
 }
 
 /**
- * The loop device that `mount -o loop` made detaches asynchronously after umount (autoclear), and
- * holds the FUSE file open until then: fusermount says "busy" for a moment (observed once in 20).
- * Retry briefly; a mount still busy after that is a real teardown failure.
+ * The loop device detaches asynchronously after umount (autoclear) and holds the FUSE file open
+ * until then, so fusermount can say "busy" for a moment. Retry briefly; still busy = a real failure.
  */
-async function unmountFuse(point: string): Promise<string | null> {
+async function unmountFuse(nsenter: string[], point: string): Promise<string | null> {
   const deadline = Date.now() + FUSE_BUSY_RETRY_MS;
   for (;;) {
-    const result = await execa('fusermount', ['-u', point], { reject: false });
+    const result = await execa(nsenter[0]!, [...nsenter.slice(1), 'fusermount', '-u', point], { reject: false });
     if (result.exitCode === 0) return null;
     if (!/busy/i.test(result.stderr) || Date.now() > deadline) return result.stderr.trim();
     await sleep(20);
+  }
+}
+
+/**
+ * A private mount namespace for one client, held open by `sleep`. The FUSE and loop mounts live only
+ * there: in the host namespace, every namespace other programs create meanwhile (containers,
+ * sandboxes) would copy them and keep the loop device, and so the FUSE file, busy after our umount
+ * (seen here as intermittent "Device or resource busy" teardowns while other suites ran).
+ */
+async function startNamespaceHolder(): Promise<{ pid: number; child: ResultPromise }> {
+  const child = execa('unshare', ['--mount', '--propagation', 'private', 'sleep', 'infinity'], { stdio: 'ignore', reject: false, cleanup: true });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('unshare did not start');
+  const own = await readlink('/proc/self/ns/mnt');
+  const deadline = Date.now() + NAMESPACE_TIMEOUT_MS;
+  for (;;) {
+    const ns = await readlink(`/proc/${pid}/ns/mnt`).catch(() => own);
+    if (ns !== own) return { pid, child };
+    if (Date.now() > deadline || !processAlive(pid)) throw new Error('unshare did not create the client mount namespace');
+    await sleep(1);
   }
 }
 
@@ -92,12 +114,17 @@ async function unmountFuse(point: string): Promise<string | null> {
 export async function mountLazyRoot(options: MountOptions): Promise<LazyMount> {
   const fuseDir = join(options.workDir, 'fuse');
   const rootDir = join(options.workDir, 'root');
+  const fuseFile = join(fuseDir, options.fileName);
   mkdirSync(fuseDir, { recursive: true });
   mkdirSync(rootDir, { recursive: true });
   const handles: ResourceHandle[] = [];
+  // The namespace is the client's environment, made before the clock starts (like an installed client).
+  const holder = await startNamespaceHolder();
+  const nsenter = ['nsenter', '-t', String(holder.pid), '-m', '--'];
   const tStartNs = process.hrtime.bigint();
-  // -f: stay in the foreground so the harness owns the process; -c /dev/null: its chatter goes nowhere.
-  const child = execa('httpfs2', ['-f', '-c', '/dev/null', options.fileUrl, fuseDir], { stdio: 'ignore', reject: false, cleanup: true });
+  // nsenter execs httpfs2 (no fork for a mount namespace): the pid is httpfs2's. -f: stay in the
+  // foreground so the harness owns it; -c /dev/null: its chatter goes nowhere.
+  const child = execa(nsenter[0]!, [...nsenter.slice(1), 'httpfs2', '-f', '-c', '/dev/null', options.fileUrl, fuseDir], { stdio: 'ignore', reject: false, cleanup: true });
   const pid = child.pid;
   if (pid === undefined) throw new Error('httpfs2 did not start');
 
@@ -105,41 +132,56 @@ export async function mountLazyRoot(options: MountOptions): Promise<LazyMount> {
   const release = () => {
     released ??= (async () => {
       const problems: string[] = [];
-      for (const point of mountsUnder(rootDir)) {
-        const result = await execa('umount', [point], { reject: false });
+      const inside = () => {
+        try {
+          return mountsUnder(options.workDir, holder.pid);
+        } catch {
+          return []; // holder gone: its namespace, and every mount in it, is gone too
+        }
+      };
+      for (const point of inside().filter((p) => p === rootDir)) {
+        const result = await execa(nsenter[0]!, [...nsenter.slice(1), 'umount', point], { reject: false });
         if (result.exitCode !== 0) problems.push(`umount ${point}: ${result.stderr.trim()}`);
       }
-      for (const point of mountsUnder(fuseDir)) {
-        const error = await unmountFuse(point);
+      for (const point of inside().filter((p) => p === fuseDir)) {
+        const error = await unmountFuse(nsenter, point);
         if (error) problems.push(`fusermount -u ${point}: ${error}`);
       }
+      const left = inside();
+      if (left.length > 0) problems.push(`still mounted: ${left.join(', ')}`);
       child.kill('SIGTERM');
       await stopProcess(pid, child);
+      // Killing the holder ends the namespace: whatever was still mounted there goes with it.
+      holder.child.kill('SIGKILL');
+      await stopProcess(holder.pid, holder.child);
       for (const handle of handles) options.cleanup.forget(handle);
-      const left = [...mountsUnder(rootDir), ...mountsUnder(fuseDir)];
-      if (left.length > 0) problems.push(`still mounted: ${left.join(', ')}`);
       if (processAlive(pid)) problems.push(`httpfs2 ${pid} still running`);
+      if (processAlive(holder.pid)) problems.push(`namespace holder ${holder.pid} still running`);
+      if (mountsUnder(options.workDir).length > 0) problems.push(`mounts under ${options.workDir} in the host namespace`);
       if (problems.length > 0) throw new Error(`lazy client teardown: ${problems.join('; ')}`);
     })();
     return released;
   };
-  handles.push(options.cleanup.register('process', `httpfs2 ${pid} ${fuseDir}`, release));
+  handles.push(options.cleanup.register('process', `httpfs2 ${pid} (namespace ${holder.pid}) ${fuseDir}`, release));
 
   try {
-    await waitForFile(join(fuseDir, options.fileName), child, Date.now() + options.timeoutMs);
-    const mount = await execa('mount', ['-t', 'squashfs', '-o', 'ro,loop', join(fuseDir, options.fileName), rootDir], { reject: false });
+    await waitForFile(`/proc/${holder.pid}/root${fuseFile}`, child, Date.now() + options.timeoutMs);
+    const mount = await execa(nsenter[0]!, [...nsenter.slice(1), 'mount', '-t', 'squashfs', '-o', 'ro,loop', fuseFile, rootDir], { reject: false });
     if (mount.exitCode !== 0) throw new Error(`mount of the lazy image failed: ${mount.stderr.trim()}`);
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
   }
-  return { rootDir, fuseDir, httpfs2Pid: pid, tStartNs, tMountedNs: process.hrtime.bigint(), release };
+  return { rootDir, fuseDir, httpfs2Pid: pid, namespacePid: holder.pid, tStartNs, tMountedNs: process.hrtime.bigint(), release };
 }
 
 /** bwrap with the lazy mount as read-only root, no network, own PID namespace. */
-export function lazyShellArgv(rootDir: string, argv: string[], prefix: string[] = []): string[] {
+export function lazyShellArgv(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>, argv: string[], prefix: string[] = []): string[] {
+  const rootDir = mount.rootDir;
   return [
     ...prefix,
+    // nsenter only execs (no fork): the shell starts in the client's namespace, where the root is mounted.
+    'nsenter', '-t', String(mount.namespacePid), '-m', '--',
     'bwrap',
     '--ro-bind', rootDir, '/',
     '--proc', '/proc',
@@ -162,6 +204,6 @@ export function lazyShellArgv(rootDir: string, argv: string[], prefix: string[] 
 }
 
 /** Launch the shell on a mounted lazy root (timed from just before this spawn). */
-export function launchLazyShell(mount: Pick<LazyMount, 'rootDir'>, argv: string[], timeoutMs: number, prefix: string[] = []): RunningTrial {
-  return spawnTrial({ argv: lazyShellArgv(mount.rootDir, argv, prefix), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: 'none', timeoutMs });
+export function launchLazyShell(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>, argv: string[], timeoutMs: number, prefix: string[] = []): RunningTrial {
+  return spawnTrial({ argv: lazyShellArgv(mount, argv, prefix), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: 'none', timeoutMs });
 }

@@ -33,6 +33,9 @@ describe('lazy client', () => {
   it('reaches LAZY_READY cold with a small fraction of the image, warm with no content, and leaves nothing behind', async () => {
     service.reset();
     const mount = await mountLazyRoot({ fileUrl: service.fileUrl, fileName: service.fileName, workDir: join(dir, 'c1'), cleanup, timeoutMs: 30_000 });
+    // The mounts live only in the client's own namespace, never in the host's.
+    expect(mountsUnder(join(dir, 'c1'))).toEqual([]);
+    expect(mountsUnder(join(dir, 'c1'), mount.namespacePid).sort()).toEqual([join(dir, 'c1', 'fuse'), join(dir, 'c1', 'root')]);
     const cold = await observeLaunch(launchLazyShell(mount, LAZY_TASK_ARGV, 30_000), mount.tStartNs);
     const coldBytes = service.read();
     expect(cold.exit.exitCode).toBe(0);
@@ -52,6 +55,7 @@ describe('lazy client', () => {
     await mount.release();
     expect(mountsUnder(join(dir, 'c1'))).toEqual([]);
     expect(processAlive(mount.httpfs2Pid)).toBe(false);
+    expect(processAlive(mount.namespacePid)).toBe(false);
     expect(cleanup.pending()).toEqual([]);
     console.log(`lazy cold ready ${cold.readyMs?.toFixed(1)} ms, content ${coldBytes.contentBytes} B in ${coldBytes.requests} requests of ${squashfs.bytes} B image`);
   });
