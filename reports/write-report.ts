@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUNDLE_FILES } from '../harness/bundle-layout.ts';
 import { readBundle, type Bundle } from './bundle/read-bundle.ts';
-import { MAX_PLOTTED_METRICS, renderPlots, reportPlotDefinitions, type RenderedPlot } from './plots/report-plots.ts';
+import { MAX_PLOTTED_METRICS, plottedMetrics, renderPlots, reportPlotDefinitions, type RenderedPlot } from './plots/report-plots.ts';
 import { htmlDocument, type HtmlBlock } from './render/html.ts';
 import { mdDetails, mdTable } from './render/markdown.ts';
 import { buildReportModel, type ReportModel } from './render/report-model.ts';
@@ -24,7 +24,7 @@ function metaLine(model: ReportModel): string {
     .join(' · ');
 }
 
-export function renderReportHtml(model: ReportModel, plots: readonly RenderedPlot[]): string {
+export function renderReportHtml(model: ReportModel, plots: readonly RenderedPlot[], plotted: readonly string[]): string {
   const t = reportTables(model);
   const blocks: HtmlBlock[] = [];
   if (model.description) blocks.push({ kind: 'paragraph', text: model.description });
@@ -35,7 +35,8 @@ export function renderReportHtml(model: ReportModel, plots: readonly RenderedPlo
   if (t.density) blocks.push({ kind: 'table', table: t.density });
   blocks.push({ kind: 'heading', text: 'Plots' });
   for (const plot of plots) blocks.push({ kind: 'plot', plot });
-  if (model.metrics.length > MAX_PLOTTED_METRICS) blocks.push({ kind: 'paragraph', text: `Not plotted (over ${MAX_PLOTTED_METRICS} metrics): ${model.metrics.slice(MAX_PLOTTED_METRICS).join(', ')}` });
+  const notPlotted = model.metrics.filter((m) => !plotted.includes(m));
+  if (notPlotted.length > 0) blocks.push({ kind: 'paragraph', text: `Not plotted (constant, no ok samples, or beyond the first ${MAX_PLOTTED_METRICS}): ${notPlotted.join(', ')}` });
   if (t.diagnostics) blocks.push({ kind: 'heading', text: 'Diagnostics' }, { kind: 'table', table: t.diagnostics });
   blocks.push({
     kind: 'details',
@@ -68,7 +69,7 @@ export function renderReportMarkdown(model: ReportModel): string {
 export function renderBundleReport(bundle: Bundle): { html: string; markdown: string } {
   const model = buildReportModel(bundle);
   const plots = renderPlots(reportPlotDefinitions(bundle, model));
-  return { html: renderReportHtml(model, plots), markdown: renderReportMarkdown(model) };
+  return { html: renderReportHtml(model, plots, plottedMetrics(bundle, model)), markdown: renderReportMarkdown(model) };
 }
 
 /** Writes report.html and report.md into the bundle directory (synchronously: `run` hashes the bundle right after). Returns their paths. */

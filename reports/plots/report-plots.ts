@@ -42,11 +42,17 @@ export function capacityPoints(bundle: Bundle): CapacityPoint[] {
     .sort((a, b) => a.backend.localeCompare(b.backend) || a.workload.localeCompare(b.workload) || a.concurrency - b.concurrency);
 }
 
+/** Metrics worth a plot: with ok samples and more than one distinct value (a constant has no distribution), at most MAX_PLOTTED_METRICS. */
+export function plottedMetrics(bundle: Bundle, model: ReportModel): string[] {
+  return model.metrics
+    .filter((metric) => new Set(samplesFor(bundle.journal, metric).map((s) => s.value)).size > 1)
+    .slice(0, MAX_PLOTTED_METRICS);
+}
+
 export function reportPlotDefinitions(bundle: Bundle, model: ReportModel): PlotDefinition[] {
   const plots: PlotDefinition[] = [];
-  model.metrics.slice(0, MAX_PLOTTED_METRICS).forEach((metric, index) => {
+  plottedMetrics(bundle, model).forEach((metric, index) => {
     const samples = samplesFor(bundle.journal, metric);
-    if (samples.length === 0) return;
     const unit = metricUnit(metric);
     const ecdf = ecdfSpec(metric, unit, samples, model.arms);
     plots.push({ id: `ecdf-${index}`, title: String(ecdf.title), spec: ecdf });

@@ -9,7 +9,7 @@ import { num, type CsvTable } from '../bundle/csv.ts';
 import { environmentSummary } from '../bundle/environment.ts';
 import { medianOrderStatisticCi, type MedianInterval } from '../bundle/median-ci.ts';
 import type { Bundle } from '../bundle/read-bundle.ts';
-import { armCounts, armOrder, metricNames, metricUnit, samplesFor, type ArmCounts } from '../bundle/samples.ts';
+import { armCounts, armOrder, metricNames, metricUnit, reportMetricOrder, samplesFor, type ArmCounts } from '../bundle/samples.ts';
 
 export interface HeadlineRow {
   arm: string;
@@ -164,7 +164,7 @@ function methodLines(bundle: Bundle, comparisons: ComparisonRow[]): string[] {
 export function buildReportModel(bundle: Bundle): ReportModel {
   const spec = bundle.resolved.spec;
   const arms = armOrder(spec.arms, bundle.journal);
-  const metrics = metricNames(bundle.journal);
+  const metrics = reportMetricOrder(metricNames(bundle.journal));
   const comparisons = comparisonRows(bundle.comparisons);
   const warnings: string[] = [];
   if (bundle.journalWarning) warnings.push(bundle.journalWarning);
