@@ -14,12 +14,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
-import { createPrng } from '../../harness/plan/prng.ts';
+import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
 import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
 import { leftoversOf } from '../support/leftovers.ts';
 import { inflightTrial, journalCount, leftoverKinds, leftoverLines, plannedIds, runIdOf, waitFor } from './fault-support.ts';
 
-const SEEDS = (process.env.FAULT_SEEDS ?? '12,13').split(',').map(Number);
+const SEEDS = (process.env.FAULT_SEEDS ?? '4,5').split(',').map(Number);
 const TRIALS_PER_ARM = 1;
 const ARMS = ['host', 'staged', 'podman'];
 
@@ -40,7 +40,8 @@ task: { argv: ["/bin/sh", "-c", "echo READY; sleep 600"], ready_marker: READY }
 describe('kill -9 at random points, clean, resume', () => {
   for (const seed of SEEDS) {
     it(`seed ${seed}: nothing lost, nothing duplicated, nothing left`, async () => {
-      const prng = createPrng(seed);
+      // Hashed: small consecutive seeds give correlated first draws from xoroshiro128+.
+      const prng = createPrng(seedFromString(`fault-kill:${seed}`));
       const total = ARMS.length * TRIALS_PER_ARM;
       const midTrial = prng.int(0, 1) === 1;
       // Trial index at which to strike: after k journaled trials (boundary), or inside trial k.
