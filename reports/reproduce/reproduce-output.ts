@@ -37,13 +37,13 @@ export function orderingsCsv(r: Reproduction): string {
 export function matchedTable(r: Reproduction): Table {
   return {
     caption: `Published figures matched by run ${r.runId} (${r.experiment})`,
-    header: ['topic', 'published backend', 'statistic', 'cell', 'published (n)', 'ours [95% CI] (n)', 'ratio to reference: published / ours'],
+    header: ['topic', 'published backend', 'statistic', 'cell', 'published (n, cohort date)', 'ours [95% CI] (n)', 'ratio to reference: published / ours'],
     rows: r.matched.map((m) => [
       m.published.topic,
       `${m.published.backend} → ${m.variant}`,
       m.published.statistic,
       m.cell || '—',
-      `${fmt(m.published.value, m.published.unit)} (${m.published.n ?? '?'})`,
+      `${fmt(m.published.value, m.published.unit)} (${m.published.n ?? '?'}, ${m.published.batchDate})`,
       `${fmt(m.ours.value, m.ours.unit)}${m.ours.ciLow !== null ? ` ${fmtInterval(m.ours.ciLow, m.ours.ciHigh)}` : ''} (${m.ours.n ?? '?'})`,
       m.reference ? `÷ ${m.reference}: ${fmtRatio(m.publishedRatio)} / ${fmtRatio(m.ourRatio)}` : '—',
     ]),

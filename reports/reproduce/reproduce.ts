@@ -28,7 +28,10 @@ export interface UnmatchedRow {
   reason: string;
 }
 
-export type OrderingStatus = 'holds' | 'holds (not significant)' | 'does not hold' | 'reversed' | 'reversed (not significant)' | 'not checked';
+export type OrderingStatus = 'holds' | 'holds (not significant)' | 'does not hold' | 'reversed' | 'reversed (not significant)' | 'too few samples' | 'not checked';
+
+/** Below 5 ok samples per arm a median's bootstrap has only a handful of distinct values (same floor as the gate). */
+const MIN_ORDERING_SAMPLES = 5;
 
 export interface OrderingCheck {
   id: string;
@@ -150,6 +153,9 @@ function checkOrdering(o: Mapping['orderings'][number], bundle: Bundle, arms: st
   const ratio = ratioOf(bundle, o.metric, slower.variant, faster.variant, bundle.resolved.spec.resamples ?? 5000);
   if (!ratio) return { ...base, reason: `no ok samples of ${o.metric} for ${slower.variant} or ${faster.variant}` };
   const { low, high } = ratio.result.ratio_ci.percentile;
+  if (Math.min(ratio.result.n_candidate, ratio.result.n_control) < MIN_ORDERING_SAMPLES) {
+    return { ...base, ourRatio: ratio.result.ratio, ourLow: low, ourHigh: high, n: ratio.n, method: ratio.result.method, status: 'too few samples', reason: `need ≥ ${MIN_ORDERING_SAMPLES} ok samples per arm to judge the ordering` };
+  }
   const needed = o.min_ratio ?? 1;
   // Significant when the whole 95% CI is on one side of the required ratio (1, or min_ratio for a "≪" claim).
   const status: OrderingStatus =
