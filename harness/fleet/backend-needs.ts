@@ -1,0 +1,36 @@
+/**
+ * What a Kubernetes pod must grant for each backend a spec uses (docs/fleet.md explains each line).
+ * Pure data: the manifest writer turns it into a securityContext, volumes and resources.
+ */
+import type { BackendName } from '../../executors/executor.ts';
+
+export interface PodNeeds {
+  /** Only a privileged container can do it (nested container engines, cgroup writes). */
+  privileged: string[];
+  /** Mount/user namespaces inside the pod: privileged, or SYS_ADMIN with seccomp/AppArmor unconfined. */
+  namespaces: string[];
+  /** Hardware virtualization: /dev/kvm from the node (else QEMU falls back to TCG and records it). */
+  kvm: string[];
+  /** Writable image stores the nested engines need (emptyDir, not the container's overlay). */
+  containerStorage: boolean;
+}
+
+const NEEDS: Record<BackendName, { privileged?: string; namespaces?: string; kvm?: string; containerStorage?: boolean }> = {
+  host: {},
+  fake: {},
+  staged: { namespaces: 'staged: bubblewrap mount namespace and overlayfs copy-on-write workspace' },
+  podman: { privileged: 'podman: a nested container engine (runc, cgroups, overlay storage)', containerStorage: true },
+  docker: { privileged: 'docker: a private dockerd (runc, cgroups, iptables)', containerStorage: true },
+  'qemu-microvm': { kvm: 'qemu-microvm: KVM (TCG without it, recorded as such)' },
+  'qemu-q35': { kvm: 'qemu-q35: KVM (TCG without it, recorded as such)' },
+  pvisor: { kvm: 'pvisor: KVM for its guest' },
+};
+
+export function podNeeds(backends: readonly BackendName[], controls: { cpus?: string; memory?: number }): PodNeeds {
+  const unique = [...new Set(backends)].sort();
+  const pick = (key: 'privileged' | 'namespaces' | 'kvm') => unique.map((b) => NEEDS[b][key]).filter((v): v is string => Boolean(v));
+  const privileged = pick('privileged');
+  // Budgets are cgroups the harness creates on the node's cgroupfs, which only a privileged pod may write.
+  if (controls.cpus !== undefined || controls.memory !== undefined) privileged.push('controls: cgroup CPU/memory budgets written to the node\'s cgroupfs');
+  return { privileged, namespaces: pick('namespaces'), kvm: pick('kvm'), containerStorage: unique.some((b) => NEEDS[b].containerStorage) };
+}

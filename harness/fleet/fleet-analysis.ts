@@ -1,0 +1,116 @@
+/**
+ * The host-as-a-block analysis of a merged fleet bundle: per-host summaries, every comparison within
+ * each host (the ordinary paired-block bootstrap on that host's blocks), and one combined estimate
+ * per comparison from a stratified bootstrap across hosts. Timings from different hosts are never
+ * pooled into one median here. Pure: resolved spec + journal records in, file name → CSV out.
+ */
+import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
+import { armOrder, collectArmMetrics, latestPerTrial, metricOrder, type ArmMetricData } from '../analyze/arm-metric.ts';
+import { comparisonRequests } from '../analyze/analyze-records.ts';
+import { INSUFFICIENT_DATA, runComparison } from '../analyze/comparison-table.ts';
+import { toCsv, type Cell } from '../analyze/csv.ts';
+import { SUMMARY_HEADER, summarizeArmMetric, summaryRow } from '../analyze/summary-table.ts';
+import type { ResolvedSpec } from '../analyze/resolved-spec.ts';
+import { seedFromString } from '../plan/prng.ts';
+import { stratifiedBootstrap, type Stratum } from './stratified-bootstrap.ts';
+
+export const FLEET_FILES = { perHostSummary: 'per-host-summary.csv', comparisons: 'fleet-comparisons.csv' } as const;
+
+/** Journal facts merge stamps on every trial of a fleet bundle. */
+export const HOST_FACT = 'fleet_host';
+export const SHARD_FACT = 'fleet_shard';
+
+export const PER_HOST_SUMMARY_HEADER = ['host', ...SUMMARY_HEADER] as const;
+
+export const FLEET_COMPARISONS_HEADER = [
+  'scope', 'host', 'hosts', 'candidate', 'control', 'metric', 'unit', 'n', 'difference_ms', 'ci95_low_ms', 'ci95_high_ms',
+  'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'conclusion', 'confidence_method', 'note',
+] as const;
+
+export function hostOf(record: TrialRecord): string {
+  const host = record.facts[HOST_FACT];
+  if (typeof host !== 'string' || host.length === 0) throw new Error(`trial ${record.trial_id}: no ${HOST_FACT} fact (not a merged fleet bundle; run sandbench merge)`);
+  return host;
+}
+
+function hostsOf(records: readonly TrialRecord[]): string[] {
+  return [...new Set(records.map(hostOf))].sort();
+}
+
+/** The same reading of the interval as comparisons.csv (harness/stats/compare.ts): lower is faster. */
+function conclude(low: number, high: number): string {
+  if (high < 0) return 'candidate faster';
+  if (low > 0) return 'candidate slower';
+  return 'no detected difference';
+}
+
+/** Blocks where both arms hold a valid value, in block order (pairing as comparisons.csv does). */
+function pairedBlocks(candidate: ArmMetricData, control: ArmMetricData): { candidate: number[]; control: number[] } {
+  const byBlock = (data: ArmMetricData) => new Map(data.observations.map((o) => [o.block, o.value]));
+  const c = byBlock(candidate);
+  const k = byBlock(control);
+  const common = [...c.keys()].filter((b) => b !== null && k.has(b)).sort((a, b) => Number(a) - Number(b));
+  return { candidate: common.map((b) => c.get(b)!), control: common.map((b) => k.get(b)!) };
+}
+
+export interface FleetAnalysisInput {
+  resolved: ResolvedSpec;
+  records: readonly TrialRecord[];
+}
+
+export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
+  const { resolved } = input;
+  const { spec } = resolved;
+  const records = latestPerTrial(input.records);
+  const hosts = hostsOf(records);
+  const specArms = resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
+  const arms = armOrder(specArms, records);
+  const metrics = metricOrder(records.filter((r) => !r.warmup));
+  const perHost = new Map(hosts.map((host) => [host, collectArmMetrics(records.filter((r) => hostOf(r) === host), arms, metrics)]));
+  const ctx = { benchmark_id: spec.name, batch: resolved.run_id, mode: spec.experiment };
+
+  const summaryRows: Cell[][] = hosts.flatMap((host) => perHost.get(host)!.map((data) => [host, ...summaryRow(ctx, summarizeArmMetric(data))]));
+
+  const comparisonRows: Cell[][] = [];
+  for (const request of comparisonRequests({ resolved, records }, specArms, metrics)) {
+    const find = (host: string, arm: string) => perHost.get(host)!.find((d) => d.arm === arm && d.metric === request.metric);
+    const strata: Stratum[] = [];
+    let unit = '';
+    for (const host of hosts) {
+      const candidate = find(host, request.candidate);
+      const control = find(host, request.control);
+      if (!candidate || !control) continue;
+      unit = candidate.unit;
+      // Within one host: the ordinary paired-block comparison with comparisons.csv's seed id, so a
+      // one-host fleet reproduces comparisons.csv exactly (each host row is read on its own).
+      const outcome = runComparison(candidate, control, { resamples: spec.resamples, seedId: `${resolved.run_id}:${request.metric}:${request.candidate}`, underpoweredFraction: spec.underpowered_fraction });
+      const r = outcome.result;
+      comparisonRows.push([
+        'host', host, 1, request.candidate, request.control, request.metric, candidate.unit, outcome.n,
+        r?.difference ?? null, r?.difference_ci.percentile.low ?? null, r?.difference_ci.percentile.high ?? null,
+        r?.ratio ?? null, r?.ratio_ci.percentile.low ?? null, r?.ratio_ci.percentile.high ?? null,
+        r?.conclusion ?? INSUFFICIENT_DATA, r?.method ?? outcome.note, r ? outcome.note : '',
+      ]);
+      const pairs = pairedBlocks(candidate, control);
+      if (pairs.candidate.length > 0) strata.push({ key: host, ...pairs });
+    }
+    const excluded = hosts.filter((h) => !strata.some((s) => s.key === h));
+    const note = excluded.length > 0 ? `hosts without a paired block left out: ${excluded.join(' ')}` : '';
+    if (strata.length === 0) {
+      comparisonRows.push(['combined', null, 0, request.candidate, request.control, request.metric, unit, 0, null, null, null, null, null, null, INSUFFICIENT_DATA, 'no host has a block with valid values for both arms', note]);
+      continue;
+    }
+    const seedId = `${resolved.run_id}:${request.metric}:${request.candidate}:fleet`;
+    const e = stratifiedBootstrap(strata, { resamples: spec.resamples, seed: seedFromString(seedId) });
+    const method = `stratified bootstrap over ${strata.length} host(s), blocks resampled within each host; block-weighted mean of per-host differences of medians (ratio: weighted geometric mean), percentile 95% CI; ${e.resamples} resamples; ${e.prng}; seed ${e.seed} (${seedId})`;
+    comparisonRows.push([
+      'combined', null, strata.length, request.candidate, request.control, request.metric, unit, e.n_blocks,
+      e.difference, e.difference_ci.low, e.difference_ci.high, e.ratio, e.ratio_ci?.low ?? null, e.ratio_ci?.high ?? null,
+      conclude(e.difference_ci.low, e.difference_ci.high), method, note,
+    ]);
+  }
+  return new Map([
+    [FLEET_FILES.perHostSummary, toCsv(PER_HOST_SUMMARY_HEADER, summaryRows)],
+    [FLEET_FILES.comparisons, toCsv(FLEET_COMPARISONS_HEADER, comparisonRows)],
+  ]);
+}
