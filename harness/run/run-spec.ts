@@ -23,6 +23,8 @@ import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-s
 import { finalizeBundle } from './finalize-bundle.ts';
 import { clearInflight, markInflight, readInflight, recordInterruption } from './interruptions.ts';
 import { createProgress } from './progress.ts';
+import { shardPlan, type ShardSelector } from '../fleet/shard-plan.ts';
+import { readHostIdentity } from '../fleet/host-identity.ts';
 import { writeEnvironment } from '../provenance/environment.ts';
 import type { Spec } from '../spec/schema.ts';
 
@@ -33,6 +35,8 @@ export interface RunRequest {
   resume?: string;
   dockerHost?: string;
   requireAll: boolean;
+  /** Run only this shard's blocks of the plan (`--shard i/N`, harness/fleet/shard-plan.ts). */
+  shard?: ShardSelector;
   log: (message: string) => void;
 }
 
@@ -78,7 +82,9 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   const availability = await probeArms(experiment.executorArms(overridden));
   const kept = keepAvailableArms(overridden, availability, request.requireAll);
   for (const entry of kept.skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
-  const plan = experiment.plan(kept.spec);
+  const fullPlan = experiment.plan(kept.spec);
+  const plan = request.shard ? shardPlan(fullPlan, request.shard, readHostIdentity()) : fullPlan;
+  if (request.shard && fullPlan.warmup_blocks > 0 && !plan.trials.some((t) => t.warmup)) request.log(`--shard: this shard has no warmup block (${fullPlan.warmup_blocks} warmup blocks for ${request.shard.count} shards): its host starts cold`);
   const planArms = plan.arms.map(armLabel);
   const { spec, dropped } = pruneComparisons(kept.spec, planArms);
   for (const comparison of dropped) request.log(`dropping comparison ${comparison.candidate} vs ${comparison.control}: an arm is not in this run`);
@@ -93,6 +99,7 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
 }
 
 async function startResume(request: RunRequest): Promise<StartedRun> {
+  if (request.shard) throw new UserError('--shard: not with --resume (the bundle\'s plan.json already holds its shard); drop --shard');
   const bundleDir = resolve(request.resume!);
   if (!bundleExists(bundleDir)) throw new UserError(`--resume ${bundleDir}: not a sandbench bundle (no plan.json / resolved-spec.json)`);
   const resolved = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), 'utf8')) as ResolvedSpec;

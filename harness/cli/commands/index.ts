@@ -21,6 +21,8 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   stats: async () => (await import('./stats.ts')).registerStats,
   replay: async () => (await import('./replay.ts')).registerReplay,
   clean: async () => (await import('./clean.ts')).registerClean,
+  fleet: async () => (await import('./fleet.ts')).registerFleet,
+  merge: async () => (await import('./merge.ts')).registerMerge,
 };
 
 /** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */

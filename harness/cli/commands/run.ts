@@ -5,6 +5,7 @@ import { runSpec } from '../../run/run-spec.ts';
 import { commaList, intList, nonNegativeInt, positiveInt } from '../parse-options.ts';
 import { BUNDLE_FILES } from '../../bundle-layout.ts';
 import { formatSummaryTable } from '../summary-table.ts';
+import { parseShard, type ShardSelector } from '../../fleet/shard-plan.ts';
 
 interface RunFlags {
   arms?: string[];
@@ -17,6 +18,7 @@ interface RunFlags {
   resume?: string;
   dockerHost?: string;
   requireAll?: boolean;
+  shard?: ShardSelector;
 }
 
 const EXIT_ON_SIGNAL: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -36,6 +38,7 @@ export function registerRun(program: Command): void {
     .option('--resume <bundle>', 'continue a run that was killed, re-running the trial that was in flight')
     .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
     .option('--require-all', 'fail instead of skipping arms whose backend is unavailable')
+    .option('--shard <i/N>', 'run only shard i of N (blocks b with b mod N = i) of the plan, for `sandbench merge` (docs/fleet.md)', parseShard('--shard'))
     .action(async (specPath: string | undefined, flags: RunFlags) => {
       const log = (message: string) => process.stderr.write(`sandbench: ${message}\n`);
       const result = await runSpec({
@@ -45,6 +48,7 @@ export function registerRun(program: Command): void {
         resume: flags.resume,
         dockerHost: flags.dockerHost,
         requireAll: Boolean(flags.requireAll),
+        shard: flags.shard,
         log,
       });
       const summaryPath = join(result.bundleDir, BUNDLE_FILES.summary);
