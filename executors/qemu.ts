@@ -26,6 +26,11 @@ import { extractUpperLayer, listUpperLayer, readCandidate } from './vm/upper-lay
 export const VM_VCPUS = 2;
 /** Guest RAM when neither the trial controls nor the run options set it (issue 3: shell tasks). */
 export const DEFAULT_VM_MEMORY_MiB = 256;
+/**
+ * Smallest guest RAM that boots this guest: with 64 MiB the Debian cloud kernel resets before its
+ * first console line (measured 2026-11-30, TCG); 96 MiB boots. Below it a launch is refused up front.
+ */
+export const MIN_VM_MEMORY_MiB = 96;
 /** A KVM guest reaches its init in well under a second; 10 s means KVM does not really work. */
 const KVM_PROBE_TIMEOUT_MS = 10_000;
 
@@ -194,11 +199,15 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
       const vm = trials.get(trial.trialId);
       if (!run || !assets || !rootDisk || !vm) throw new Error(`${backend}: launch() before prepare()/stageWorkspace()`);
       const name = `sandbench-${run.runId}-${trial.trialId}`;
+      const memoryMiB = trial.controls.memoryMiB ?? run.options.vmMemoryMiB ?? DEFAULT_VM_MEMORY_MiB;
+      if (memoryMiB < MIN_VM_MEMORY_MiB) {
+        throw new Error(`${backend}: ${memoryMiB} MiB of guest RAM cannot boot the guest kernel (it resets silently); give VM arms at least ${MIN_VM_MEMORY_MiB} MiB (controls.memory)`);
+      }
       const spec: VmLaunchSpec = {
         name,
         profile,
         accelerator: assets.verdict.accelerator,
-        memoryMiB: trial.controls.memoryMiB ?? run.options.vmMemoryMiB ?? DEFAULT_VM_MEMORY_MiB,
+        memoryMiB,
         vcpus: VM_VCPUS,
         kernelPath: assets.kernel.vmlinuzPath,
         initrdPath: assets.initramfs.path,

@@ -241,6 +241,11 @@ describe.skipIf(!microProbe.available)('qemu-microvm executor (real boots)', () 
     await microvm.collect(trial, binding);
     await microvm.finishTrial(trial);
     expect(existsSync(join(trial.trialDir, name))).toBe(false);
+    // Guest RAM the kernel cannot boot in is refused with the fix, not a silent reset.
+    const tiny = makeTrial(test, { controls: { cpus: null, memoryMiB: 32 } });
+    await microvm.stageWorkspace(tiny);
+    await expect(microvm.launch(tiny, sh('true'))).rejects.toThrow(/at least 96 MiB/);
+    await microvm.finishTrial(tiny);
   }, 120_000);
 });
 
