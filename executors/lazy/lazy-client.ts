@@ -22,6 +22,11 @@ const FUSE_POLL_MS = 1;
 const STOP_GRACE_MS = 5000;
 const FUSE_BUSY_RETRY_MS = 5000;
 const NAMESPACE_TIMEOUT_MS = 5000;
+/**
+ * Set on every process the lazy client and registry leave running, so `sandbench clean` can find
+ * them by run id (in /proc/<pid>/environ) after a harness killed with -9: `sleep infinity` names nothing.
+ */
+export const RUN_ID_ENV = 'SANDBENCH_RUN_ID';
 
 export interface LazyMount {
   /** The loop-mounted squashfs: the shell's root. */
@@ -96,8 +101,8 @@ async function unmountFuse(nsenter: string[], point: string): Promise<string | n
  * sandboxes) would copy them and keep the loop device, and so the FUSE file, busy after our umount
  * (seen here as intermittent "Device or resource busy" teardowns while other suites ran).
  */
-async function startNamespaceHolder(): Promise<{ pid: number; child: ResultPromise }> {
-  const child = execa('unshare', ['--mount', '--propagation', 'private', 'sleep', 'infinity'], { stdio: 'ignore', reject: false, cleanup: true });
+async function startNamespaceHolder(runId: string): Promise<{ pid: number; child: ResultPromise }> {
+  const child = execa('unshare', ['--mount', '--propagation', 'private', 'sleep', 'infinity'], { stdio: 'ignore', reject: false, cleanup: true, env: { [RUN_ID_ENV]: runId } });
   const pid = child.pid;
   if (pid === undefined) throw new Error('unshare did not start');
   const own = await readlink('/proc/self/ns/mnt');
@@ -119,12 +124,12 @@ export async function mountLazyRoot(options: MountOptions): Promise<LazyMount> {
   mkdirSync(rootDir, { recursive: true });
   const handles: ResourceHandle[] = [];
   // The namespace is the client's environment, made before the clock starts (like an installed client).
-  const holder = await startNamespaceHolder();
+  const holder = await startNamespaceHolder(options.cleanup.runId);
   const nsenter = ['nsenter', '-t', String(holder.pid), '-m', '--'];
   const tStartNs = process.hrtime.bigint();
   // nsenter execs httpfs2 (no fork for a mount namespace): the pid is httpfs2's. -f: stay in the
   // foreground so the harness owns it; -c /dev/null: its chatter goes nowhere.
-  const child = execa(nsenter[0]!, [...nsenter.slice(1), 'httpfs2', '-f', '-c', '/dev/null', options.fileUrl, fuseDir], { stdio: 'ignore', reject: false, cleanup: true });
+  const child = execa(nsenter[0]!, [...nsenter.slice(1), 'httpfs2', '-f', '-c', '/dev/null', options.fileUrl, fuseDir], { stdio: 'ignore', reject: false, cleanup: true, env: { [RUN_ID_ENV]: options.cleanup.runId } });
   const pid = child.pid;
   if (pid === undefined) throw new Error('httpfs2 did not start');
 

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import type { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { startCountingProxy, type CountingProxy } from './counting-proxy.ts';
+import { RUN_ID_ENV } from './lazy-client.ts';
 import { processAlive } from './mount-table.ts';
 import { OCI_MANIFEST_TYPE, type OciBlob, type OciImage } from './oci-image.ts';
 
@@ -115,7 +116,7 @@ export async function startLocalRegistry(options: RegistryOptions): Promise<Loca
   const port = await freePort();
   const configPath = join(options.workDir, 'config.yml');
   writeFileSync(configPath, registryConfig(port, storage));
-  const child = execa('docker-registry', ['serve', configPath], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', reject: false, cleanup: true });
+  const child = execa('docker-registry', ['serve', configPath], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', reject: false, cleanup: true, env: { [RUN_ID_ENV]: options.cleanup.runId } });
   const pid = child.pid;
   if (pid === undefined) throw new Error('docker-registry did not start');
   let proxy: CountingProxy | null = null;
