@@ -6,7 +6,7 @@
 import { compareMedians, median, type MedianComparison } from '../../harness/stats/index.ts';
 import { bundleBackends, compareFingerprints, fingerprint, type FingerprintCheck } from '../bundle/environment.ts';
 import type { Bundle } from '../bundle/read-bundle.ts';
-import { armCounts, armOrder, metricNames, metricUnit, samplesFor, type ArmCounts } from '../bundle/samples.ts';
+import { armCounts, armOrder, formalTrials, groupLabel, metricNames, metricUnit, samplesFor, type ArmCounts } from '../bundle/samples.ts';
 
 export interface SideStats extends ArmCounts {
   values: number[];
@@ -50,8 +50,10 @@ export interface CompareOptions {
   arms?: readonly string[];
 }
 
+/** Arms (density: cells) with at least one formal trial in the journal; kinds whose trials use their own arms (lazy-image: full:cold...) are covered too. */
 export function armsOf(bundle: Bundle): string[] {
-  return armOrder(bundle.resolved.spec.arms, bundle.journal);
+  const recorded = new Set(formalTrials(bundle.journal).map(groupLabel));
+  return armOrder(bundle.resolved.spec.arms, bundle.journal).filter((a) => recorded.has(a));
 }
 
 export function compareBundles(baseline: Bundle, candidate: Bundle, options: CompareOptions = {}): BundleComparison {
@@ -96,10 +98,17 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
     armsOnlyInCandidate: candArms.filter((a) => !baseArms.includes(a) && wantedArm(a)),
     metricsOnlyInBaseline: baseMetrics.filter((m) => !candMetrics.includes(m) && metrics.includes(m)),
     metricsOnlyInCandidate: candMetrics.filter((m) => !baseMetrics.includes(m) && metrics.includes(m)),
-    specDifference:
-      JSON.stringify(baseline.resolved.spec) === JSON.stringify(candidate.resolved.spec)
-        ? null
-        : `the specs differ (baseline ${baseline.resolved.spec_sha256 ?? baseline.resolved.spec.name} vs candidate ${candidate.resolved.spec_sha256 ?? candidate.resolved.spec.name}): task, design or controls changed`,
+    specDifference: specDifference(baseline, candidate),
     rows,
   };
+}
+
+function specDifference(baseline: Bundle, candidate: Bundle): string | null {
+  if (JSON.stringify(baseline.resolved.spec) === JSON.stringify(candidate.resolved.spec)) return null;
+  const a = baseline.resolved;
+  const b = candidate.resolved;
+  if (a.spec_sha256 && a.spec_sha256 === b.spec_sha256) {
+    return `the resolved specs differ: same spec file, different command-line overrides (baseline ${JSON.stringify(a.overrides ?? {})} vs candidate ${JSON.stringify(b.overrides ?? {})})`;
+  }
+  return `the specs differ (baseline ${a.spec_sha256 ?? a.spec.name} vs candidate ${b.spec_sha256 ?? b.spec.name}): task, design or controls changed`;
 }

@@ -9,7 +9,7 @@ import { num, type CsvTable } from '../bundle/csv.ts';
 import { environmentSummary } from '../bundle/environment.ts';
 import { medianOrderStatisticCi, type MedianInterval } from '../bundle/median-ci.ts';
 import type { Bundle } from '../bundle/read-bundle.ts';
-import { armCounts, armOrder, metricNames, metricUnit, reportMetricOrder, samplesFor, type ArmCounts } from '../bundle/samples.ts';
+import { armCounts, armOrder, groupLabel, metricNames, metricUnit, reportMetricOrder, samplesFor, type ArmCounts } from '../bundle/samples.ts';
 
 export interface HeadlineRow {
   arm: string;
@@ -163,10 +163,16 @@ function methodLines(bundle: Bundle, comparisons: ComparisonRow[]): string[] {
 
 export function buildReportModel(bundle: Bundle): ReportModel {
   const spec = bundle.resolved.spec;
-  const arms = armOrder(spec.arms, bundle.journal);
+  const recorded = new Set(bundle.journal.filter((r) => !r.warmup).map(groupLabel));
+  const allArms = armOrder(spec.arms, bundle.journal);
+  const arms = allArms.filter((a) => recorded.has(a));
+  // A spec arm with no trial is news (skipped backend, crashed run) unless the kind records its own arms (lazy-image: full:cold...).
+  const specLabels = spec.arms.map((a) => (a.variant ? `${a.backend}:${a.variant}` : a.backend));
+  const kindUsesSpecArms = bundle.journal.some((r) => specLabels.includes(`${r.arm.variant ? `${r.arm.backend}:${r.arm.variant}` : r.arm.backend}`));
   const metrics = reportMetricOrder(metricNames(bundle.journal));
   const comparisons = comparisonRows(bundle.comparisons);
   const warnings: string[] = [];
+  if (kindUsesSpecArms) for (const a of allArms.filter((l) => !recorded.has(l))) warnings.push(`Arm ${a} has no formal trial in the journal (backend skipped as unavailable, or the run stopped early).`);
   if (bundle.journalWarning) warnings.push(bundle.journalWarning);
   if (bundle.journal.length === 0) warnings.push('The journal has no trials: nothing was measured.');
   if (!bundle.comparisons) warnings.push('comparisons.csv is absent: no comparison was analysed for this bundle.');
