@@ -29,6 +29,8 @@ export interface LazyCampaign {
   fullStore: PodmanStore | null;
   /** Sequence for per-launch directory and container names. */
   launches: number;
+  /** Versions of httpfs2, mksquashfs, docker-registry, podman, bwrap (provenance on every record). */
+  tools: Record<string, string>;
   /** Reasons the campaign is invalid (accounting or teardown failures); empty = valid so far. */
   invalidReasons: string[];
   tearDown(): Promise<void>;
@@ -56,7 +58,7 @@ export async function probeLazyTools(): Promise<Record<string, string>> {
   return versions;
 }
 
-export async function openCampaign(run: RunContext): Promise<LazyCampaign> {
+export async function openCampaign(run: RunContext, tools: Record<string, string>): Promise<LazyCampaign> {
   const runDir = mkdtempSync(join(tmpdir(), `sandbench-${run.runId}-lazy-`));
   const dirHandle = run.cleanup.register('tempdir', runDir, () => rmSync(runDir, { recursive: true, force: true }));
   const squashfs = await ensureSquashfsImage(run.stateDir, run.image, run.log);
@@ -76,6 +78,7 @@ export async function openCampaign(run: RunContext): Promise<LazyCampaign> {
     lazyMount: null,
     fullStore: null,
     launches: 0,
+    tools,
     invalidReasons: [],
     tearDown: () => {
       closing ??= (async () => {

@@ -96,6 +96,7 @@ async function runFullLaunch(ctx: ExperimentContext, campaign: LazyCampaign, sta
     }
     campaign.registry.proxy.reset();
   }
+  outcome.facts.manifest_digest = campaign.oci.manifestDigest;
   const container = `sandbench-${ctx.run.runId}-${name}`;
   const running = launchFullShell(campaign.fullStore, reference, ctx.run.runId, container, taskArgv(spec), spec.timeout, cpuPrefix(spec));
   outcome.tShellNs = running.tSpawnNs;
@@ -130,7 +131,7 @@ export const lazyImageExperiment: Experiment = {
     if (campaigns.has(ctx.run.runId)) return;
     const tools = await probeLazyTools();
     ctx.run.log(`lazy-image tools: ${JSON.stringify(tools)}`);
-    campaigns.set(ctx.run.runId, await openCampaign(ctx.run));
+    campaigns.set(ctx.run.runId, await openCampaign(ctx.run, tools));
   },
   async runTrial(planned, ctx) {
     const outcome = emptyOutcome();
@@ -148,6 +149,7 @@ export const lazyImageExperiment: Experiment = {
       outcome.failure = { category: 'harness_error', reason: errorText(error) };
       if (campaign) await releaseClient(campaign, variant, outcome);
     }
+    if (campaign) outcome.facts.tools = campaign.tools;
     return toRecord(planned, ctx.run.runId, campaign, outcome);
   },
   async teardown(ctx) {
