@@ -2,7 +2,8 @@
  * Processes left by killed runs. A trial tree is spawned detached (its own process group), so a
  * harness killed with -9 leaves it running, re-parented away from the harness. A process belongs
  * to run R when its working directory or argv is under `$SANDBENCH_HOME/tmp/sandbench-R/`, or its
- * argv/environment mentions `sandbench-R` (qemu `-name sandbench-R-<trial>`, container names).
+ * argv/environment mentions `sandbench-R` (qemu `-name sandbench-R-<trial>`, container names) or
+ * its environment has SANDBENCH_RUN_ID=R.
  * Members of a matched trial's process group belong to it too.
  */
 import { join } from 'node:path';
@@ -28,8 +29,18 @@ function scratchRunId(path: string, tmpRoot: string): string | null {
   return id ? id : null;
 }
 
+/** Long-lived helpers whose argv names nothing (e.g. the lazy client's `sleep infinity`) carry the run id in their environment. */
+export const RUN_ID_ENV = 'SANDBENCH_RUN_ID';
+
+function envRunId(environ: string): string | null {
+  const entry = environ.split('\0').find((item) => item.startsWith(`${RUN_ID_ENV}=`));
+  const id = entry?.slice(RUN_ID_ENV.length + 1);
+  return id ? id : null;
+}
+
 function matchRun(info: ProcInfo, tmpRoot: string, known: readonly string[]): string | null {
   return (
+    envRunId(info.environ) ??
     scratchRunId(`${info.cwd}/`, tmpRoot) ??
     scratchRunId(info.cmdline, tmpRoot) ??
     (info.cmdline.includes('sandbench-') ? runIdIn(info.cmdline, known) : null) ??

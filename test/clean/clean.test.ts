@@ -20,8 +20,8 @@ const liveId = `20261130T000000Z-cleantest-live-${stamp}`;
 const scratch = (id: string) => join(stateDir(), 'tmp', `sandbench-${id}`);
 
 /** A process re-parented away from us (double fork), like a trial tree after kill -9 of its harness. */
-async function orphanSleeping(cwd: string, seconds: number): Promise<number> {
-  const result = await execa('sh', ['-c', `cd "$1" && (sleep ${seconds} >/dev/null 2>&1 & echo $!)`, 'sh', cwd]);
+async function orphanSleeping(cwd: string, seconds: number, env: Record<string, string> = {}): Promise<number> {
+  const result = await execa('sh', ['-c', `cd "$1" && (sleep ${seconds} >/dev/null 2>&1 & echo $!)`, 'sh', cwd], { env });
   return Number(result.stdout.trim());
 }
 
@@ -55,12 +55,14 @@ describe('sandbench clean', () => {
     const foreignDir = join(stateDir(), 'tmp', `not-sandbench-${stamp}`);
     mkdirSync(foreignDir, { recursive: true });
     const foreignPid = await orphanSleeping(foreignDir, 120);
-    cleanup.push(() => [deadPid, livePid, foreignPid].forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL')));
+    // A helper that names nothing in argv or cwd, tagged only by SANDBENCH_RUN_ID (lazy client's sleep).
+    const taggedPid = await orphanSleeping(foreignDir, 121, { SANDBENCH_RUN_ID: deadId });
+    cleanup.push(() => [deadPid, livePid, foreignPid, taggedPid].forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL')));
     cleanup.push(() => rmSync(foreignDir, { recursive: true, force: true }));
 
     const dry = await sandbench(['clean', '--dry-run', '--run', deadId]);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout.split('\n').filter(Boolean).sort()).toEqual([`process ${deadPid} ${deadId}`, `tempdir ${scratch(deadId)} ${deadId}`].sort());
+    expect(dry.stdout.split('\n').filter(Boolean).sort()).toEqual([`process ${deadPid} ${deadId}`, `process ${taggedPid} ${deadId}`, `tempdir ${scratch(deadId)} ${deadId}`].sort());
     // The live run is invisible even when asked for by id: its lock has a live holder (this process).
     expect((await sandbench(['clean', '--dry-run', '--run', liveId])).stdout).toBe('');
     expect(alive(deadPid)).toBe(true);
@@ -69,6 +71,7 @@ describe('sandbench clean', () => {
     expect(real.code, real.stderr).toBe(0);
     await sleep(100);
     expect(alive(deadPid)).toBe(false);
+    expect(alive(taggedPid)).toBe(false);
     expect(existsSync(scratch(deadId))).toBe(false);
     expect(alive(livePid)).toBe(true);
     expect(existsSync(scratch(liveId))).toBe(true);
