@@ -1,8 +1,8 @@
 /**
  * Acceptance on real runs (host backend, `sandbench run` as a child process): the gate on two runs
  * of the same spec exits 0 or 2, never 1; on a candidate whose task sleeps an extra 20% of the
- * baseline median it exits 1. A sleep-dominated task keeps the shared machine's CPU load from
- * deciding the outcome.
+ * baseline median it exits 1. A sleep-dominated task (1 s) keeps the shared machine's CPU load,
+ * which moves launch overhead by tens of milliseconds between runs, from deciding the outcome.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ function spec(name: string, sleepSeconds: number): string {
       'arms:',
       '  - backend: host',
       'warmups: 1',
-      'trials: 10',
+      'trials: 12',
       'seed: 5',
       'timeout: 30s',
       'controls:',
@@ -47,13 +47,13 @@ async function run(specPath: string, out: string): Promise<string> {
 
 describe('gate on real runs of the host backend', () => {
   it('same spec twice → 0 or 2; task sleeping an extra 20% of the baseline median → 1', async () => {
-    const baseline = await run(spec('gate-sleep', 0.3), join(work, 'baseline'));
-    const again = await run(spec('gate-sleep', 0.3), join(work, 'again'));
+    const baseline = await run(spec('gate-sleep', 1), join(work, 'baseline'));
+    const again = await run(spec('gate-sleep', 1), join(work, 'again'));
     const same = await runCli(['gate', baseline, again, '--metric', 'completion_ms']);
     expect([0, 2], same.stdout).toContain(same.code);
 
     const baselineMedianMs = median(samplesFor(readBundle(baseline).journal, 'completion_ms', 'host').map((s) => s.value));
-    const slower = await run(spec('gate-sleep', 0.3 + (0.2 * baselineMedianMs) / 1000), join(work, 'slower'));
+    const slower = await run(spec('gate-sleep', 1 + (0.2 * baselineMedianMs) / 1000), join(work, 'slower'));
     const regression = await runCli(['gate', baseline, slower, '--metric', 'completion_ms']);
     expect(regression.code, regression.stdout).toBe(1);
   }, 600_000);
