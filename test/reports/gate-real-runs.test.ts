@@ -4,11 +4,11 @@
  * baseline median it exits 1. A sleep-dominated task (1 s) keeps the shared machine's CPU load,
  * which moves launch overhead by tens of milliseconds between runs, from deciding the outcome.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readBundle } from '../../reports/bundle/read-bundle.ts';
 import { samplesFor } from '../../reports/bundle/samples.ts';
 import { median } from '../../harness/stats/index.ts';
@@ -16,6 +16,7 @@ import { runCli } from './run-cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'sandbench-gate-real-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function spec(name: string, sleepSeconds: number): string {
   const path = join(work, `${name}.yaml`);

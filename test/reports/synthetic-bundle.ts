@@ -3,7 +3,8 @@
  * with JournalWriter, resolved-spec.json and environment.json as `run` writes them. Values are
  * lognormal around a per-arm median from a seeded PRNG, so every test bundle is reproducible.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPlan, serializePlan } from '../../harness/plan/plan.ts';
@@ -57,8 +58,15 @@ export function syntheticEnvironment(overrides: { kernel?: string; imageDigest?:
 
 export const DEFAULT_ENVIRONMENT = syntheticEnvironment();
 
+const created: string[] = [];
+// Temp bundles live as long as the test file that made them.
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 export function makeSyntheticBundle(options: SyntheticOptions): string {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sandbench-report-test-'));
+  if (!options.dir) created.push(dir);
   mkdirSync(dir, { recursive: true });
   const runId = options.runId ?? `synthetic-${options.seed ?? 1}`;
   const spec = {
