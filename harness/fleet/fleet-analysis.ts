@@ -27,6 +27,13 @@ export const FLEET_COMPARISONS_HEADER = [
   'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'conclusion', 'confidence_method', 'note',
 ] as const;
 
+/**
+ * Below this many paired blocks on a host, percentile bootstrap intervals are too narrow (narrowness
+ * bias and poor coverage for small n: Hesterberg 2015, "What teachers should know about the
+ * bootstrap", §5): the rows stay, flagged, never dropped.
+ */
+export const FEW_BLOCKS = 10;
+
 export function hostOf(record: TrialRecord): string {
   const host = record.facts[HOST_FACT];
   if (typeof host !== 'string' || host.length === 0) throw new Error(`trial ${record.trial_id}: no ${HOST_FACT} fact (not a merged fleet bundle; run sandbench merge)`);
@@ -51,6 +58,12 @@ function pairedBlocks(candidate: ArmMetricData, control: ArmMetricData): { candi
   const k = byBlock(control);
   const common = [...c.keys()].filter((b) => b !== null && k.has(b)).sort((a, b) => Number(a) - Number(b));
   return { candidate: common.map((b) => c.get(b)!), control: common.map((b) => k.get(b)!) };
+}
+
+function hostNote(pairingNote: string, n: number, underpowered: boolean): string {
+  return [pairingNote, n < FEW_BLOCKS ? `fewer than ${FEW_BLOCKS} blocks: the interval is likely too narrow` : '', underpowered ? 'underpowered: CI half-width above the spec\'s underpowered_fraction of the estimate' : '']
+    .filter(Boolean)
+    .join('; ');
 }
 
 export interface FleetAnalysisInput {
@@ -89,13 +102,17 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
         'host', host, 1, request.candidate, request.control, request.metric, candidate.unit, outcome.n,
         r?.difference ?? null, r?.difference_ci.percentile.low ?? null, r?.difference_ci.percentile.high ?? null,
         r?.ratio ?? null, r?.ratio_ci.percentile.low ?? null, r?.ratio_ci.percentile.high ?? null,
-        r?.conclusion ?? INSUFFICIENT_DATA, r?.method ?? outcome.note, r ? outcome.note : '',
+        r?.conclusion ?? INSUFFICIENT_DATA, r?.method ?? outcome.note, r ? hostNote(outcome.note, outcome.n, r.underpowered) : '',
       ]);
       const pairs = pairedBlocks(candidate, control);
       if (pairs.candidate.length > 0) strata.push({ key: host, ...pairs });
     }
     const excluded = hosts.filter((h) => !strata.some((s) => s.key === h));
-    const note = excluded.length > 0 ? `hosts without a paired block left out: ${excluded.join(' ')}` : '';
+    const few = strata.filter((s) => s.candidate.length < FEW_BLOCKS).map((s) => s.key);
+    const note = [
+      excluded.length > 0 ? `hosts without a paired block left out: ${excluded.join(' ')}` : '',
+      few.length > 0 ? `fewer than ${FEW_BLOCKS} blocks on ${few.join(' ')}: the interval is likely too narrow` : '',
+    ].filter(Boolean).join('; ');
     if (strata.length === 0) {
       comparisonRows.push(['combined', null, 0, request.candidate, request.control, request.metric, unit, 0, null, null, null, null, null, null, INSUFFICIENT_DATA, 'no host has a block with valid values for both arms', note]);
       continue;

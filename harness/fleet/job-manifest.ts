@@ -12,6 +12,8 @@ import type { PodNeeds } from './backend-needs.ts';
 export const SPEC_MOUNT = '/etc/sandbench';
 export const RESULTS_MOUNT = '/results';
 export const STATE_MOUNT = '/var/lib/sandbench';
+/** Where the Containerfile bakes a prebuilt task image cache (the state dir itself is an emptyDir). */
+export const PREBUILT_IMAGES = '/opt/sandbench-cache/images';
 /** KubeVirt's device plugin resource for /dev/kvm, for clusters that grant KVM without privilege. */
 export const KVM_DEVICE_RESOURCE = 'devices.kubevirt.io/kvm';
 
@@ -43,6 +45,8 @@ export function shardScript(options: Pick<JobManifestOptions, 'name' | 'shards' 
     'set -eu',
     `out="${RESULTS_MOUNT}/${options.name}/shard-\${JOB_COMPLETION_INDEX}"`,
     'mkdir -p "$(dirname "$out")"',
+    // A task image baked into the container image (Containerfile, PREBUILD_TASK_IMAGE=1): every node then runs the same bytes.
+    `if [ -d ${PREBUILT_IMAGES} ] && [ ! -e "$SANDBENCH_HOME/images" ]; then ln -s ${PREBUILT_IMAGES} "$SANDBENCH_HOME/images"; fi`,
     'if [ -f "$out/plan.json" ]; then exec sandbench run --resume "$out"; fi',
     `exec sandbench run ${SPEC_MOUNT}/${options.specFileName} --shard "\${JOB_COMPLETION_INDEX}/${options.shards}" --require-all --out "$out"`,
   ].join('\n');

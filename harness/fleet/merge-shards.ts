@@ -57,6 +57,10 @@ function fleetRecord(parentDigest: string, shards: readonly ShardBundle[]) {
   return {
     schema_version: 1,
     parent_plan_digest: parentDigest,
+    analysis:
+      hosts.length > 1
+        ? 'several hosts: read per-host-summary.csv and fleet-comparisons.csv; summary.csv and comparisons.csv pool every host\'s trials and are not fleet estimates'
+        : 'one host: summary.csv and comparisons.csv are this host\'s, as for one run',
     shard_count: shards.length,
     hosts: hosts.map((key) => ({ key, shards: shards.filter((s) => hostKey(s.plan.shard.host) === key).map((s) => s.plan.shard.index) })),
     shards: shards.map((s) => ({
@@ -117,5 +121,6 @@ export async function mergeShards(dirs: readonly string[], out: string, log: (me
     resume_count: resumeCount,
     complete: ordered.every((s) => s.manifest.complete),
   });
+  if (fleet.hosts.length > 1) log(`${fleet.hosts.length} hosts: per-host-summary.csv and fleet-comparisons.csv hold the host-blocked figures; summary.csv and comparisons.csv pool hosts`);
   return { bundleDir, runId, hosts: fleet.hosts.map((h) => h.key), trials: records.length };
 }
