@@ -26,7 +26,9 @@ export type BackendImageFacts = Record<string, Record<string, string> | null>;
 export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
   const host = await collectHostFacts();
   const revision = await harnessRevision();
-  const accelerator = host.kvm ? 'kvm' : 'tcg';
+  // The qemu probe boots a test guest before trusting KVM (/dev/kvm can open yet hang guests); its verdict wins.
+  const vmProbe = probes.find((probe) => probe.details.accelerator);
+  const accelerator = vmProbe ? (vmProbe.details.accelerator === 'kvm' ? 'kvm' : 'tcg') : host.kvm_device ? 'kvm' : 'tcg';
   const backends = Object.fromEntries(
     probes.map((probe) => [probe.backend, { available: probe.available, version: probe.version, details: probe.details, image_digest: image.digest, image: imageFacts[probe.backend] ?? null }]),
   );

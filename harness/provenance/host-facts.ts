@@ -15,7 +15,8 @@ export interface HostFacts {
   memory_bytes: number;
   swap_bytes: number;
   cgroup: 'v1' | 'v2' | 'hybrid';
-  kvm: boolean;
+  /** /dev/kvm exists and opens; whether guests really run under it is the qemu probe's verdict. */
+  kvm_device: boolean;
   node: string;
   load_average_1m: number;
   cpu_governor: string | null;
@@ -60,7 +61,7 @@ export async function collectHostFacts(): Promise<HostFacts> {
     memory_bytes: totalmem(),
     swap_bytes: swapBytes(),
     cgroup: cgroupLayout(),
-    kvm: kvmUsable(),
+    kvm_device: kvmUsable(),
     node: process.version,
     load_average_1m: Number((readOrNull('/proc/loadavg') ?? '0').split(' ')[0]),
     cpu_governor: readOrNull('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor'),

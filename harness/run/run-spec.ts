@@ -23,6 +23,8 @@ import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-s
 import { finalizeBundle } from './finalize-bundle.ts';
 import { clearInflight, markInflight, readInflight, recordInterruption } from './interruptions.ts';
 import { createProgress } from './progress.ts';
+import { acquireRunLock } from './run-lock.ts';
+import { findLeftovers } from '../clean/find-leftovers.ts';
 import { shardPlan, type ShardSelector } from '../fleet/shard-plan.ts';
 import { readHostIdentity } from '../fleet/host-identity.ts';
 import { writeEnvironment } from '../provenance/environment.ts';
@@ -135,6 +137,9 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   }
   const done = new Set(existing.records.map((record) => record.trial_id));
   const cleanup = new CleanupRegistry(resolved.run_id);
+  if (started.resumed) await removeLeftoversOfRun(resolved.run_id, request.log);
+  // A live run holds this lock, so `sandbench clean` never touches it.
+  cleanup.register('process', 'run lock', acquireRunLock(stateDir(), resolved.run_id));
   // Every per-run scratch path lives under this directory (named with the run id, so `clean` finds it).
   const runScratch = join(stateDir(), 'tmp', `sandbench-${resolved.run_id}`);
   cleanup.register('tempdir', runScratch, () => rmSync(runScratch, { recursive: true, force: true }));
@@ -187,6 +192,14 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   const complete = !interruptedBy && records.length >= plan.trials.length;
   await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log });
   return { bundleDir, interruptedBy, records };
+}
+
+/** A run killed with -9 leaves its trial's processes, container or mounts behind; resume removes them first. */
+async function removeLeftoversOfRun(runId: string, log: (message: string) => void): Promise<void> {
+  for (const leftover of await findLeftovers({ stateDir: stateDir(), runId })) {
+    log(`resume: removing leftover of the killed run: ${leftover.kind} ${leftover.id}`);
+    await leftover.remove();
+  }
 }
 
 /** Rewrite the journal without its torn last line, so the next append starts on a clean line. */

@@ -23,7 +23,7 @@ export function registerDoctor(program: Command): void {
         process.stdout.write(`${JSON.stringify({ host, backends: probes }, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`host: ${host.cpu_model}, ${host.cores} cores, kernel ${host.kernel}, cgroup ${host.cgroup}, ${host.kvm ? 'KVM' : 'no KVM (VMs run under TCG)'}\n`);
+      process.stdout.write(`host: ${host.cpu_model}, ${host.cores} cores, kernel ${host.kernel}, cgroup ${host.cgroup}, ${host.kvm_device ? '/dev/kvm present (the qemu lines say whether guests run under it)' : 'no /dev/kvm (VMs run under TCG)'}\n`);
       for (const probe of probes) {
         const details = Object.entries(probe.details).map(([key, value]) => `${key}=${value}`).join(' ');
         const line = probe.available
