@@ -17,7 +17,8 @@ import { writeManifest } from '../provenance/manifest.ts';
 import { prepareBundleDir } from '../run/bundle-dir.ts';
 import { writeReport } from '../../reports/index.ts';
 import { checkShards } from './check-shards.ts';
-import { analyzeFleet, HOST_FACT, SHARD_FACT } from './fleet-analysis.ts';
+import { analyzeFleet, FLEET_FILES, HOST_FACT, SHARD_FACT } from './fleet-analysis.ts';
+import { FLEET_REPORT_FILE, renderFleetReport } from './fleet-report.ts';
 import { hostKey } from './host-identity.ts';
 import { readShardBundle, type ShardBundle } from './shard-bundle.ts';
 
@@ -100,7 +101,12 @@ export async function mergeShards(dirs: readonly string[], out: string, log: (me
   }
 
   analyzeBundle(bundleDir);
-  for (const [name, content] of analyzeFleet({ resolved: { ...first.resolved, run_id: runId }, records })) writeFileSync(join(bundleDir, name), content);
+  const fleetFiles = analyzeFleet({ resolved: { ...first.resolved, run_id: runId }, records });
+  for (const [name, content] of fleetFiles) writeFileSync(join(bundleDir, name), content);
+  writeFileSync(
+    join(bundleDir, FLEET_REPORT_FILE),
+    renderFleetReport({ title: `${first.resolved.spec.name} (${runId})`, perHostSummary: fleetFiles.get(FLEET_FILES.perHostSummary)!, fleetComparisons: fleetFiles.get(FLEET_FILES.comparisons)!, hosts: fleet.hosts.length }),
+  );
   try {
     writeReport(bundleDir);
   } catch (error) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { analyzeFleet, FLEET_FILES, HOST_FACT } from '../../harness/fleet/fleet-analysis.ts';
 import { analyzeRecords } from '../../harness/analyze/index.ts';
+import { renderFleetReport } from '../../harness/fleet/fleet-report.ts';
 import { plan, record, resolved } from './fleet-fixtures.ts';
 
 function rows(csv: string): Record<string, string>[] {
@@ -50,6 +51,14 @@ describe('fleet analysis: host as a block', () => {
     for (const [fleetKey, key] of [['difference_ms', 'difference_ms'], ['ci95_low_ms', 'ci95_low_ms'], ['ci95_high_ms', 'ci95_high_ms'], ['ratio', 'ratio'], ['conclusion', 'conclusion'], ['n', 'n']] as const) expect(within[fleetKey]).toBe(comparison[key]);
     const combined = rows(fleet.get(FLEET_FILES.comparisons)!).find((r) => r.scope === 'combined')!;
     expect(combined.difference_ms).toBe(comparison.difference_ms);
+  });
+
+  it('renders the per-host panel from the same files', () => {
+    const md = renderFleetReport({ title: 't', perHostSummary: files.get(FLEET_FILES.perHostSummary)!, fleetComparisons: files.get(FLEET_FILES.comparisons)!, hosts: 2 });
+    expect(md).toContain('| arm | metric | node-a | node-b |');
+    expect(md).toContain('| host | ready_ms | 10.1 (n=6/6) | 101 (n=6/6) |');
+    expect(md).toMatch(/\| combined \| 2 hosts \| staged \| host \| ready_ms \| 12 \| 11 ms \[/);
+    expect(md).toContain('summary.csv and comparisons.csv pool hosts');
   });
 
   it('refuses records without a host (not a merged bundle)', () => {

@@ -130,7 +130,7 @@ describe('fleet simulation: 3 shards of one plan on this machine → merge', () 
   it('merging the same shards again gives the same bytes', async () => {
     const again = join(root, 'merged-again');
     expect((await sandbench(['merge', shardDir(0), shardDir(1), shardDir(2), '--out', again])).code).toBe(0);
-    for (const file of [...ANALYSIS, 'journal.jsonl', 'plan.json', 'fleet.json', 'per-host-summary.csv', 'fleet-comparisons.csv']) expect(read(join(again, file)), file).toBe(read(join(merged, file)));
+    for (const file of [...ANALYSIS, 'journal.jsonl', 'plan.json', 'fleet.json', 'per-host-summary.csv', 'fleet-comparisons.csv', 'fleet-report.md']) expect(read(join(again, file)), file).toBe(read(join(merged, file)));
   });
 
   it('refuses a shard of a different plan (exit 3, naming the mismatch) and a missing shard', async () => {
