@@ -5,8 +5,8 @@
 import type { TaskImage } from '../harness/image/task-image.ts';
 import type { CleanupRegistry } from '../harness/run/cleanup-registry.ts';
 
-export const BACKENDS = ['host', 'staged', 'podman', 'docker', 'qemu-microvm', 'qemu-q35', 'pvisor', 'fake'] as const;
-export type BackendName = (typeof BACKENDS)[number];
+import type { BackendName } from '../harness/backends.ts';
+export { BACKENDS, type BackendName } from '../harness/backends.ts';
 
 /** What `doctor` prints and `environment.json` records for one backend. */
 export interface ProbeResult {

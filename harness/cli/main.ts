@@ -16,6 +16,11 @@ export async function buildProgram(argv: string[]): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `sandbench ... | head` closes stdout early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(argv);

@@ -3,7 +3,7 @@
  * Unknown keys are rejected everywhere (`.strict()`), so a typo is an error, not a silent default.
  */
 import { z } from 'zod';
-import { BACKENDS } from '../../executors/executor.ts';
+import { BACKENDS } from '../backends.ts';
 import { parseDurationMs, parseSizeMiB } from './units.ts';
 
 export const EXPERIMENT_KINDS = ['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'command', 'isolation'] as const;

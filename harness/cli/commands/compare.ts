@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { basename, dirname, join, resolve } from 'node:path';
 import { readBundle } from '../../../reports/bundle/read-bundle.ts';
 import { compareBundles } from '../../../reports/compare/bundle-comparison.ts';
 import { comparabilityLines, comparisonTableOf, formatTextTable, writeComparison } from '../../../reports/compare/compare-output.ts';
@@ -10,7 +11,7 @@ export function registerCompare(program: Command): void {
     .description('Compare two bundles arm by arm and metric by metric: candidate/baseline ratios of medians with bootstrap CIs; writes comparison.csv, comparison.md, comparison.html')
     .argument('<baseline>', 'baseline bundle directory')
     .argument('<candidate>', 'candidate bundle directory')
-    .option('--out <dir>', 'where to write comparison.csv and the small report (default: the candidate bundle)')
+    .option('--out <dir>', 'where to write comparison.csv and the small report (default: <candidate>-vs-<baseline> beside the candidate; a bundle itself is never modified, so it still verifies)')
     .option('--metric <names>', 'comma-separated metrics to compare (default: every metric)')
     .option('--allow-env-mismatch', 'compare even when CPU model, kernel, backend versions, image digest or controls differ (adds a comparability warning)')
     .action((baselineDir: string, candidateDir: string, options: { out?: string; metric?: string; allowEnvMismatch?: boolean }) => {
@@ -25,7 +26,12 @@ export function registerCompare(program: Command): void {
       if (comparison.env.differences.length > 0) process.stdout.write('COMPARABILITY WARNING: environments differ (--allow-env-mismatch)\n');
       for (const line of comparabilityLines(comparison)) process.stdout.write(`note: ${line}\n`);
       process.stdout.write(`${formatTextTable(comparisonTableOf(comparison))}\n`);
-      const files = writeComparison(comparison, options.out ?? candidateDir, Boolean(options.allowEnvMismatch));
+      const files = writeComparison(comparison, options.out ?? defaultComparisonDir(baselineDir, candidateDir), Boolean(options.allowEnvMismatch));
       process.stdout.write(`wrote ${files.csv}, ${files.markdown}, ${files.html}\n`);
     });
+}
+
+function defaultComparisonDir(baselineDir: string, candidateDir: string): string {
+  const name = (dir: string) => basename(resolve(dir));
+  return join(dirname(resolve(candidateDir)), `${name(candidateDir)}-vs-${name(baselineDir)}`);
 }
