@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { CandidateFiles, ExitInfo, OutputLine, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../executors/executor.ts';
 import { treeDigest } from '../executors/workspace-diff.ts';
 import { buildPlan, specArms, type Plan, type PlannedTrial } from '../harness/plan/plan.ts';
-import { TRIAL_SCHEMA_VERSION, type FailureCategory, type Outcome, type TrialRecord } from '../harness/journal/trial-record.ts';
+import { type FailureCategory, type Outcome, type TrialRecord } from '../harness/journal/trial-record.ts';
+import { plannedRecord } from '../harness/journal/record-base.ts';
 import type { Spec } from '../harness/spec/schema.ts';
 import type { Experiment, ExperimentContext } from './experiment.ts';
 
@@ -87,28 +88,7 @@ function verdictFor(exit: ExitInfo, validity: Record<string, 'pass' | 'fail'>, k
 }
 
 export function baseRecord(ctx: ExperimentContext, planned: PlannedTrial): TrialRecord {
-  return {
-    run_id: ctx.run.runId,
-    schema_version: TRIAL_SCHEMA_VERSION,
-    experiment: ctx.spec.experiment,
-    arm: planned.arm,
-    block: planned.block,
-    position: planned.position,
-    trial_id: planned.trial_id,
-    warmup: planned.warmup,
-    seed: planned.seed,
-    outcome: 'failed',
-    failure_category: 'harness_error',
-    exit_code: null,
-    t_spawn_ns: null,
-    ready_ms: null,
-    result_ms: null,
-    completion_ms: null,
-    metrics: {},
-    validity: {},
-    notes: [],
-    facts: {},
-  };
+  return plannedRecord(ctx.run.runId, ctx.spec.experiment, planned);
 }
 
 function firstLineMs(running: RunningTrial, lines: OutputLine[]): number | null {

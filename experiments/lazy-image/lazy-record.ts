@@ -6,7 +6,8 @@
 import type { ByteCounters } from '../../executors/lazy/counting-http-server.ts';
 import type { OciBlob } from '../../executors/lazy/oci-image.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
-import { TRIAL_SCHEMA_VERSION, type FailureCategory, type Outcome, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import type { FailureCategory, Outcome, TrialRecord } from '../../harness/journal/trial-record.ts';
+import { plannedRecord } from '../../harness/journal/record-base.ts';
 import type { LaunchObservation } from './launch-observation.ts';
 import type { CacheState } from './lazy-plan.ts';
 
@@ -115,15 +116,7 @@ export function toRecord(planned: PlannedTrial, runId: string, campaign: Campaig
   const notes = [...outcome.notes, ...outcome.accountingProblems];
   if (outcome.failure) notes.push(outcome.failure.reason);
   return {
-    run_id: runId,
-    schema_version: TRIAL_SCHEMA_VERSION,
-    experiment: 'lazy-image',
-    arm: planned.arm,
-    block: planned.block,
-    position: planned.position,
-    trial_id: planned.trial_id,
-    warmup: planned.warmup,
-    seed: planned.seed,
+    ...plannedRecord(runId, 'lazy-image', planned),
     outcome: result,
     failure_category: category,
     exit_code: obs?.exit.exitCode ?? null,
