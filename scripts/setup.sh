@@ -20,10 +20,11 @@ missing=""
 for package in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
 done
-if [ -n "$missing" ]; then
+# The VM backends fetch the guest kernel with `apt-get download`, which needs package lists.
+if [ -n "$missing" ] || ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1; then
   log "installing Debian packages:$missing"
   apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+  [ -z "$missing" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
