@@ -92,7 +92,7 @@ describe('fleet manifest: staged + host, unprivileged', () => {
   });
 });
 
-describe('fleet manifest: container and VM backends', () => {
+describe('fleet manifest: container and VM backends', { timeout: 300_000 }, () => {
   it('requires --privileged for podman/docker/cgroup budgets, naming the option (exit 2)', async () => {
     const result = await sandbench(['fleet', 'manifest', 'experiments/specs/shell-ready.yaml', '--shards', '3', '--image', 'x']);
     expect(result.code).toBe(2);

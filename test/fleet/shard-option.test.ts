@@ -11,11 +11,11 @@ describe('sandbench run --shard: bad input', () => {
     const result = await sandbench(['run', 'test/fleet/fleet-small.yaml', '--shard', value, '--out', '/nonexistent/never-created']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-  });
+  }, 300_000); // a CLI start-up, but the shared machine runs at load 20 at times
 
   it('refuses --shard with --resume (the bundle already holds its shard)', async () => {
     const result = await sandbench(['run', '--resume', '/nonexistent/bundle', '--shard', '0/3']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--shard: not with --resume/);
-  });
+  }, 300_000);
 });
