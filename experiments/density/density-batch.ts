@@ -4,6 +4,7 @@
  * barrier, membership of every batch process verified, GO written to all ready workers at once,
  * peak memory sampled every 50 ms, and wall = launch → all reaped and verified.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExitInfo } from '../../executors/executor.ts';
@@ -108,7 +109,9 @@ function emptyResult(token: string, prepareMs: number, setupError: string): Dens
 }
 
 export async function runDensityBatch(options: DensityBatchOptions): Promise<DensityBatchResult> {
-  const token = `sandbench-density-${options.run.runId}-${options.trialId}`;
+  // Short (the marker lines must stay under 256 characters on VM consoles) yet unique per batch:
+  // it is also how the membership check finds the batch's payload processes by their argv.
+  const token = `sbd${createHash('sha256').update(`${options.run.runId}:${options.trialId}`).digest('hex').slice(0, 12)}`;
   let budget: CgroupBudget;
   try {
     budget = CgroupBudget.create({ runId: options.run.runId, label: options.trialId, cpus: options.budgetCpus, memoryMiB: options.budgetMemoryMiB, cleanup: options.run.cleanup });
