@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeSyntheticBundle, syntheticEnvironment, type SyntheticArm } from './synthetic-bundle.ts';
 import { runCli } from './run-cli.ts';
@@ -17,18 +17,21 @@ describe('sandbench compare', () => {
     const refused = await runCli(['compare', baseline, candidate]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/image_digest: baseline sha256:7ac334a+ vs candidate sha256:b+/);
-    expect(existsSync(join(candidate, 'comparison.csv'))).toBe(false);
+    // The default output sits beside the candidate bundle, never inside it (the bundle must keep verifying).
+    const out = `${candidate}-vs-${basename(baseline)}`;
+    expect(existsSync(out)).toBe(false);
 
     const allowed = await runCli(['compare', baseline, candidate, '--allow-env-mismatch']);
     expect(allowed.code, allowed.stderr).toBe(0);
-    const markdown = readFileSync(join(candidate, 'comparison.md'), 'utf8');
+    expect(existsSync(join(candidate, 'comparison.csv'))).toBe(false);
+    const markdown = readFileSync(join(out, 'comparison.md'), 'utf8');
     expect(markdown.split('\n').slice(0, 4).join('\n')).toMatch(/COMPARABILITY WARNING/);
-    const csv = readFileSync(join(candidate, 'comparison.csv'), 'utf8').trim().split('\n');
+    const csv = readFileSync(join(out, 'comparison.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toMatch(/^arm,metric,unit,baseline_run,candidate_run/);
     expect(csv).toHaveLength(3);
     const staged = csv.find((l) => l.startsWith('staged,'))!;
     expect(staged).toMatch(/candidate slower/);
-    expect(readFileSync(join(candidate, 'comparison.html'), 'utf8')).toMatch(/<svg/);
+    expect(readFileSync(join(out, 'comparison.html'), 'utf8')).toMatch(/<svg/);
   });
 
   it('refuses a different version of a backend the arms use, ignores one they do not use', async () => {
