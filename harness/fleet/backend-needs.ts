@@ -2,7 +2,7 @@
  * What a Kubernetes pod must grant for each backend a spec uses (docs/fleet.md explains each line).
  * Pure data: the manifest writer turns it into a securityContext, volumes and resources.
  */
-import type { BackendName } from '../../executors/executor.ts';
+import type { BackendName } from '../backends.ts';
 
 export interface PodNeeds {
   /** Only a privileged container can do it (nested container engines, cgroup writes). */
