@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Timing-sensitive tests run alone afterwards (vitest.serial.config.ts).
+    exclude: ['test/**/*.serial.test.ts', 'node_modules/**'],
     // Real backends (containers, TCG VMs) are slow on 2 cores; correctness tests get generous limits.
     testTimeout: 120_000,
     hookTimeout: 600_000,

@@ -2,7 +2,7 @@
  * The pure core of `analyze`: resolved spec + journal records → file name → CSV text. Same input,
  * same bytes: no clock, no randomness but the seeded bootstrap, stable orders everywhere.
  */
-import { armLabel } from '../journal/trial-record.ts';
+import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
 import { BUNDLE_FILES } from '../bundle-layout.ts';
 import { armOrder, collectArmMetrics, latestPerTrial, metricOrder, type ArmMetricData } from './arm-metric.ts';
 import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
@@ -54,8 +54,9 @@ export function analyzeRecords(input: AnalysisInput, options: AnalyzeOptions = {
   const runId = resolved.run_id;
   const ctx: TableContext = { benchmark_id: spec.name, batch: runId, mode: spec.experiment };
   const skipped = new Map((resolved.skipped_arms ?? []).map((s) => [s.arm, s.reason]));
-  const specArms = resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
-  const records = input.records;
+  const records = spec.experiment === 'density' ? input.records.map(densityCellAsArm) : input.records;
+  const specArms =
+    spec.experiment === 'density' ? [] : (resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null })));
   const arms = armOrder(specArms, records);
   const metrics = metricOrder(latestPerTrial(records).filter((r) => !r.warmup));
 
@@ -112,4 +113,15 @@ export function analyzeRecords(input: AnalysisInput, options: AnalyzeOptions = {
   }
   files.set(ANALYSIS_FILES.evidence, toCsv(EVIDENCE_HEADER, evidence.map(evidenceCells)));
   return files;
+}
+
+/**
+ * Density batches at different concurrency are different experiments: summarizing an arm across
+ * N would pool unlike cells. Each (backend, workload, N) cell is analysed as its own arm instead.
+ */
+function densityCellAsArm(record: TrialRecord): TrialRecord {
+  const workload = record.facts.workload;
+  const concurrency = record.facts.concurrency;
+  if (typeof workload !== 'string' || typeof concurrency !== 'number') return record;
+  return { ...record, arm: { backend: record.arm.backend, variant: `${workload}-n${concurrency}` } };
 }

@@ -77,6 +77,6 @@ describe('kill -9 at random points, clean, resume', () => {
       expect((await sandbench(['verify', bundle])).code).toBe(0);
       expect(await leftoverLines(runId)).toEqual([]);
       expect(await leftoversOf(runId)).toEqual([]);
-    }, 180_000);
+    }, 420_000);
   }
 });
