@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { SpecOverrides } from '../../spec/resolve-spec.ts';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSpec } from '../../run/run-spec.ts';
@@ -7,13 +8,8 @@ import { BUNDLE_FILES } from '../../bundle-layout.ts';
 import { formatSummaryTable } from '../summary-table.ts';
 import { parseShard, type ShardSelector } from '../../fleet/shard-plan.ts';
 
-interface RunFlags {
-  arms?: string[];
-  trials?: number;
-  warmups?: number;
-  seed?: number;
-  concurrency?: number[];
-  batches?: number;
+/** The spec overrides plus the options that only steer the run. */
+interface RunFlags extends SpecOverrides {
   out?: string;
   resume?: string;
   dockerHost?: string;
