@@ -106,16 +106,15 @@ export function runComparison(candidate: ArmMetricData, control: ArmMetricData, 
   };
 }
 
+/** The identity columns both comparison files start with. */
+function comparisonKey(ctx: TableContext, o: ComparisonOutcome): Cell[] {
+  return [ctx.batch, ctx.benchmark_id, ctx.mode, o.candidate.arm, o.control.arm, o.candidate.metric, o.candidate.unit];
+}
+
 export function comparisonRow(ctx: TableContext, o: ComparisonOutcome): Cell[] {
   const r = o.result;
   return [
-    ctx.batch,
-    ctx.benchmark_id,
-    ctx.mode,
-    o.candidate.arm,
-    o.control.arm,
-    o.candidate.metric,
-    o.candidate.unit,
+    ...comparisonKey(ctx, o),
     o.n,
     r?.difference ?? null,
     r?.difference_ci.percentile.low ?? null,
@@ -131,13 +130,7 @@ export function comparisonRow(ctx: TableContext, o: ComparisonOutcome): Cell[] {
 export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, underpoweredFraction: number): Cell[] {
   const r = o.result;
   return [
-    ctx.batch,
-    ctx.benchmark_id,
-    ctx.mode,
-    o.candidate.arm,
-    o.control.arm,
-    o.candidate.metric,
-    o.candidate.unit,
+    ...comparisonKey(ctx, o),
     o.design,
     o.n,
     o.candidate.observations.length,
