@@ -1,4 +1,5 @@
 /** Strict parsers for CLI option values: bad input is a UserError naming the option and the fix. */
+import type { Command } from 'commander';
 import { UserError } from './user-error.ts';
 
 export function positiveInt(option: string) {
@@ -25,4 +26,15 @@ export function commaList(option: string) {
 
 export function intList(option: string) {
   return (value: string): number[] => commaList(option)(value).map((item) => positiveInt(option)(item));
+}
+
+/** The spec overrides `run` and `plan` share, so both accept and validate them the same way. */
+export function withSpecOverrideOptions(command: Command): Command {
+  return command
+    .option('--arms <list>', 'only these arms (backend or backend:variant), comma-separated', commaList('--arms'))
+    .option('--trials <n>', 'formal trials (blocks) per arm', positiveInt('--trials'))
+    .option('--warmups <n>', 'warmup blocks per arm (kept in the journal, excluded from statistics)', nonNegativeInt('--warmups'))
+    .option('--seed <n>', 'seed of the schedule and of every bootstrap', nonNegativeInt('--seed'))
+    .option('--concurrency <list>', 'density: concurrency levels, e.g. 8,16', intList('--concurrency'))
+    .option('--batches <n>', 'density: fresh batches per cell', positiveInt('--batches'));
 }

@@ -2,22 +2,20 @@ import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { formatPlan, serializePlan } from '../../plan/plan.ts';
 import { loadSpec } from '../../spec/load-spec.ts';
-import { applyOverrides } from '../../spec/resolve-spec.ts';
+import { applyOverrides, type SpecOverrides } from '../../spec/resolve-spec.ts';
 import { EXPERIMENTS } from '../../../experiments/registry.ts';
-import { commaList, nonNegativeInt, positiveInt } from '../parse-options.ts';
+import { withSpecOverrideOptions } from '../parse-options.ts';
 import { UserError } from '../user-error.ts';
 
 export function registerPlan(program: Command): void {
-  program
-    .command('plan')
-    .description('Print the seeded schedule a spec would run, without running anything (same seed → identical output)')
-    .argument('<spec>', 'experiment spec (YAML)')
-    .option('--arms <list>', 'only these arms', commaList('--arms'))
-    .option('--trials <n>', 'formal trials per arm', positiveInt('--trials'))
-    .option('--warmups <n>', 'warmup blocks', nonNegativeInt('--warmups'))
-    .option('--seed <n>', 'schedule seed', nonNegativeInt('--seed'))
+  withSpecOverrideOptions(
+    program
+      .command('plan')
+      .description('Print the seeded schedule a spec would run, without running anything (same seed → identical output)')
+      .argument('<spec>', 'experiment spec (YAML)'),
+  )
     .option('--json <file>', 'also write plan.json to this file')
-    .action((specPath: string, flags: { arms?: string[]; trials?: number; warmups?: number; seed?: number; json?: string }) => {
+    .action((specPath: string, flags: SpecOverrides & { json?: string }) => {
       const { spec } = loadSpec(specPath);
       const { json, ...overrides } = flags;
       const resolved = applyOverrides(specPath, spec, overrides);

@@ -3,7 +3,7 @@ import type { SpecOverrides } from '../../spec/resolve-spec.ts';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSpec } from '../../run/run-spec.ts';
-import { commaList, intList, nonNegativeInt, positiveInt } from '../parse-options.ts';
+import { withSpecOverrideOptions } from '../parse-options.ts';
 import { BUNDLE_FILES } from '../../bundle-layout.ts';
 import { formatSummaryTable } from '../summary-table.ts';
 import { parseShard, type ShardSelector } from '../../fleet/shard-plan.ts';
@@ -20,16 +20,12 @@ interface RunFlags extends SpecOverrides {
 const EXIT_ON_SIGNAL: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description('Run an experiment spec: seeded interleaved trials on real backends → a verifiable bundle')
-    .argument('[spec]', 'experiment spec (YAML), e.g. experiments/specs/quick.yaml')
-    .option('--arms <list>', 'only these arms (backend or backend:variant), comma-separated', commaList('--arms'))
-    .option('--trials <n>', 'formal trials (blocks) per arm', positiveInt('--trials'))
-    .option('--warmups <n>', 'warmup blocks per arm (kept in the journal, excluded from statistics)', nonNegativeInt('--warmups'))
-    .option('--seed <n>', 'seed of the schedule and of every bootstrap', nonNegativeInt('--seed'))
-    .option('--concurrency <list>', 'density: concurrency levels, e.g. 8,16', intList('--concurrency'))
-    .option('--batches <n>', 'density: fresh batches per cell', positiveInt('--batches'))
+  withSpecOverrideOptions(
+    program
+      .command('run')
+      .description('Run an experiment spec: seeded interleaved trials on real backends → a verifiable bundle')
+      .argument('[spec]', 'experiment spec (YAML), e.g. experiments/specs/quick.yaml'),
+  )
     .option('--out <dir>', 'bundle directory (default runs/<run-id>)')
     .option('--resume <bundle>', 'continue a run that was killed, re-running the trial that was in flight')
     .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
