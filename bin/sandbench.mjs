@@ -2,5 +2,5 @@
 // Entry point: runs the TypeScript CLI through tsx so there is no build step to forget.
 import { register } from 'tsx/esm/api';
 register();
-const { main } = await import('../harness/cli/main.ts');
+const { main } = await import('../cli/main.ts');
 await main(process.argv);

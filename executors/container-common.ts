@@ -26,7 +26,7 @@ import type {
   TrialContext,
   TrialControls,
   WorkspaceBinding,
-} from './executor.ts';
+} from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { spawnTrial } from './spawn-trial.ts';
 import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';

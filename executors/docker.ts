@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { z } from 'zod';
 import type { ResourceHandle } from '../harness/run/cleanup-registry.ts';
-import type { ProbeResult, RunContext } from './executor.ts';
+import type { ProbeResult, RunContext } from '../harness/contracts/executor.ts';
 import { createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
 import { acquireDockerd, dockerdPaths, engineAnswers, type DockerdLease } from './dockerd-manager.ts';
 import { stateDir } from '../harness/state-dir.ts';

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
+import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
 import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
 import { spawnTrial } from './spawn-trial.ts';
 import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';

@@ -1,4 +1,4 @@
-import type { TrialContext } from './executor.ts';
+import type { TrialContext } from '../harness/contracts/executor.ts';
 
 /**
  * argv prefix that applies a trial's controls to a directly spawned tree: first enter the shared

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { z } from 'zod';
-import type { ProbeResult } from './executor.ts';
+import type { ProbeResult } from '../harness/contracts/executor.ts';
 import { cgroupMode, CONTAINER_ULIMITS, createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
 
 export const PODMAN: ContainerEngine = { kind: 'podman', cli: 'podman', globalArgs: [], env: {} };

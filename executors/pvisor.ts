@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
+import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
 import { controlsPrefix } from './launch-prefix.ts';
 import { listUpperLayer } from './overlay-upper.ts';
 import { spawnTrial } from './spawn-trial.ts';

@@ -1,5 +1,5 @@
 /** Backend name → executor factory. One line per adapter. */
-import type { BackendName, Executor } from './executor.ts';
+import type { BackendName, Executor } from '../harness/contracts/executor.ts';
 import { createHostExecutor } from './host.ts';
 import { createStagedExecutor } from './staged.ts';
 import { createPodmanExecutor } from './podman.ts';

@@ -3,7 +3,7 @@
  * Shared by every adapter that launches a process (host, staged, podman/docker clients, qemu).
  */
 import { execa, type ResultPromise } from 'execa';
-import type { ExitInfo, OutputLine, RunningTrial } from './executor.ts';
+import type { ExitInfo, OutputLine, RunningTrial } from '../harness/contracts/executor.ts';
 
 export interface SpawnOptions {
   argv: string[];

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from './executor.ts';
+import type { CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
 import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
 import { spawnTrial } from './spawn-trial.ts';
 import { listUpperLayer } from './overlay-upper.ts';

@@ -7,13 +7,13 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CandidateFiles, ExitInfo, OutputLine, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../executors/executor.ts';
+import type { CandidateFiles, ExitInfo, OutputLine, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
 import { treeDigest } from '../executors/workspace-diff.ts';
 import { buildPlan, specArms, type Plan, type PlannedTrial } from '../harness/plan/plan.ts';
 import { type FailureCategory, type Outcome, type TrialRecord } from '../harness/journal/trial-record.ts';
 import { plannedRecord } from '../harness/journal/record-base.ts';
 import type { Spec } from '../harness/spec/schema.ts';
-import type { Experiment, ExperimentContext } from './experiment.ts';
+import type { Experiment, ExperimentContext } from '../harness/contracts/experiment-kind.ts';
 
 export const READY_MARKER = 'REFERENCE_READY';
 export const RESULT_MARKER = 'REFERENCE_RESULT';

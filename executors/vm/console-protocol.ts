@@ -4,7 +4,7 @@
  * `SANDBENCH_INIT_ERROR <reason>` when the init could not set the trial up, and
  * `SANDBENCH_GUEST_OOM <n>` when the guest kernel's OOM killer fired during the trial.
  */
-import type { ExitInfo, OutputLine } from '../executor.ts';
+import type { ExitInfo, OutputLine } from '../../harness/contracts/executor.ts';
 
 const EXIT_LINE = /^REFERENCE_EXIT (-?\d+)\s*$/;
 export const INIT_ERROR_PREFIX = 'SANDBENCH_INIT_ERROR ';

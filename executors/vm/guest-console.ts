@@ -11,7 +11,7 @@
  *   which loglevel=1 still shows): those console lines are not the task's and are hidden.
  * Protocol lines (`SANDBENCH_STDIN_OPEN`) are hidden; REFERENCE_EXIT stays (the VM marker protocol).
  */
-import type { OutputLine, RunningTrial } from '../executor.ts';
+import type { OutputLine, RunningTrial } from '../../harness/contracts/executor.ts';
 
 export const STDIN_OPEN_LINE = 'SANDBENCH_STDIN_OPEN';
 const TTY_EOF = '\x04';

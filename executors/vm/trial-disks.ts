@@ -8,7 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { TaskCommand } from '../executor.ts';
+import type { TaskCommand } from '../../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from '../launch-prefix.ts';
 import { copyWorkspace } from '../workspace-diff.ts';
 

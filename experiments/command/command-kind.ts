@@ -5,7 +5,7 @@
  */
 import { cpSync, existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { createTrialExperiment, type TaskKind } from '../trial-experiment.ts';
 

@@ -7,10 +7,10 @@
 import type { ArmRef, TrialRecord } from '../../harness/journal/trial-record.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
-import type { ExperimentContext } from '../experiment.ts';
+import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { runDensityBatch, type DensityWorkload } from './density-batch.ts';
-import { batchOptions } from './density-experiment.ts';
+import { batchOptions } from './density-kind.ts';
 import { densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExitInfo } from '../../executors/executor.ts';
+import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
 import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
 import { CgroupBudget, type BudgetFacts } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';

@@ -10,9 +10,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TaskCommand } from '../../executors/executor.ts';
+import type { TaskCommand } from '../../harness/contracts/executor.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
-import type { Experiment } from '../experiment.ts';
+import type { Experiment } from '../../harness/contracts/experiment-kind.ts';
 import { createTrialExperiment, READY_MARKER, type KindCheck, type TaskKind, type TrialObservation } from '../trial-experiment.ts';
 import {
   ALIAS_TARGET, createFixture, hostEntries, PROBE_SCRIPT, READ_CANARIES, WORKSPACE_DATA, WORKSPACE_WRITTEN, WRITE_CANARIES, writeBaseline, type IsolationFixture,

@@ -4,7 +4,7 @@
  * `podman pull`), for a warm launch the shell's own spawn, so cold includes making the image
  * available to the client and warm does not need to.
  */
-import type { ExitInfo, OutputLine, RunningTrial } from '../../executors/executor.ts';
+import type { ExitInfo, OutputLine, RunningTrial } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 
 export const LAZY_READY_MARKER = 'LAZY_READY';

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { RunContext } from '../../executors/executor.ts';
-import { startContentService, type ContentService } from '../../executors/lazy/content-service.ts';
-import type { PodmanStore } from '../../executors/lazy/full-client.ts';
-import type { LazyMount } from '../../executors/lazy/lazy-client.ts';
-import { ensureOciImage, type OciImage } from '../../executors/lazy/oci-image.ts';
-import { startLocalRegistry, type LocalRegistry } from '../../executors/lazy/registry-manager.ts';
-import { ensureSquashfsImage, type SquashfsImage } from '../../executors/lazy/squashfs-image.ts';
+import type { RunContext } from '../../harness/contracts/executor.ts';
+import { startContentService, type ContentService } from '../../services/lazy-content/content-service.ts';
+import type { PodmanStore } from '../../services/lazy-content/full-client.ts';
+import type { LazyMount } from '../../services/lazy-content/lazy-client.ts';
+import { ensureOciImage, type OciImage } from '../../services/lazy-content/oci-image.ts';
+import { startLocalRegistry, type LocalRegistry } from '../../services/lazy-content/registry-manager.ts';
+import { ensureSquashfsImage, type SquashfsImage } from '../../services/lazy-content/squashfs-image.ts';
 
 export const REGISTRY_REPO = 'sandbench/task';
 

@@ -3,8 +3,8 @@
  * fetch nothing, a cold pull fetches exactly the manifest's blobs) and the journal record built from
  * it. No I/O here, so every rule that can invalidate a trial or the campaign is unit-tested.
  */
-import type { ByteCounters } from '../../executors/lazy/counting-http-server.ts';
-import type { OciBlob } from '../../executors/lazy/oci-image.ts';
+import type { ByteCounters } from '../../services/lazy-content/counting-http-server.ts';
+import type { OciBlob } from '../../services/lazy-content/oci-image.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import type { FailureCategory, Outcome, TrialRecord } from '../../harness/journal/trial-record.ts';
 import { plannedRecord } from '../../harness/journal/record-base.ts';

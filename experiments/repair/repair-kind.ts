@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TaskCommand } from '../../executors/executor.ts';
+import type { TaskCommand } from '../../harness/contracts/executor.ts';
 import { createTrialExperiment, READY_MARKER, type TaskKind } from '../trial-experiment.ts';
 import { FIXED_FILE, fixState, TOOL_PLAN, writeRepairBaseline } from './repair-fixture.ts';
 

@@ -3,7 +3,7 @@
  * shell script) can tell a malformed file from an unsupported one without parsing stderr.
  * 2 stays "bad command-line input" (commander, UserError default); the categories start at 10.
  */
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export const REPLAY_FAILURES = {
   /** The file cannot be read (missing, a directory, permissions). */

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExperimentContext } from '../experiment.ts';
+import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import type { ReplayAgent } from './agents.ts';
 import type { FixtureTask } from './fixture-task.ts';
 import { buildPreparerBundle, buildPreparerSnapshot, type PreparerBundle } from './preparer-bundle.ts';

@@ -8,7 +8,7 @@ import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { createPrng, shuffled } from '../../harness/plan/prng.ts';
 import { ReplaySpecSchema, type Spec } from '../../harness/spec/schema.ts';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 import type { ReplaySubject } from './subjects.ts';
 
 export type ReplaySpec = NonNullable<Spec['replay']>;

@@ -2,7 +2,7 @@
  * Prepared-shell ready: the smallest useful task — a shell that says it is ready and reports a
  * result. Ready = the READY line read on the host; completion = exit (pVisor's marker protocol).
  */
-import type { TaskCommand } from '../../executors/executor.ts';
+import type { TaskCommand } from '../../harness/contracts/executor.ts';
 import { createTrialExperiment, READY_MARKER, RESULT_MARKER, type TaskKind } from '../trial-experiment.ts';
 
 const SHELL_READY_SCRIPT = `printf '%s\\n' '${READY_MARKER}'; printf '%s\\n' '${RESULT_MARKER} {"mode":"ready","correctness":"passed"}'`;

@@ -4,7 +4,7 @@
  * watched for OOM kills, and destroyed (leftover processes killed, directories removed).
  */
 import { join } from 'node:path';
-import type { BudgetPlacement } from '../../executors/executor.ts';
+import type { BudgetPlacement } from '../contracts/executor.ts';
 import type { CleanupRegistry, ResourceHandle } from '../run/cleanup-registry.ts';
 import { BUDGET_CONTROLLERS, detectCgroupLayout, type BudgetController, type CgroupLayout } from './cgroup-layout.ts';
 import { nodeCgroupIo, type CgroupIo } from './cgroup-io.ts';

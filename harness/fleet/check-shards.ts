@@ -4,7 +4,7 @@
  * right shard, the reassembled plan hashing to the parent digest, and every planned trial journaled.
  * The first failed check refuses the merge (exit 3) naming the mismatch and the bundles involved.
  */
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { latestPerTrial } from '../analyze/arm-metric.ts';
 import { planDigest, type Plan } from '../plan/plan.ts';
 import { MERGE_REFUSED, type ShardBundle } from './shard-bundle.ts';

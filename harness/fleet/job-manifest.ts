@@ -5,7 +5,7 @@
  * <results>/shard-<index> on a shared volume; a retried pod resumes its shard's bundle instead of
  * starting over. Orchestration is Kubernetes' own: no scheduler of ours. Pure: options in, objects out.
  */
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { NODE_NAME_ENV } from './host-identity.ts';
 import type { PodNeeds } from './backend-needs.ts';
 

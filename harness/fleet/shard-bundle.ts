@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { BUNDLE_FILES } from '../bundle-layout.ts';
 import { readJournal } from '../journal/journal.ts';
 import type { TrialRecord } from '../journal/trial-record.ts';
@@ -10,7 +10,7 @@ import { parseResolvedSpec, type ResolvedSpec } from '../analyze/resolved-spec.t
 import { readManifest, verifyBundle, type Manifest } from '../provenance/manifest.ts';
 import type { ShardedPlan } from './shard-plan.ts';
 
-/** Exit code of a refused merge (harness/cli/user-error.ts: 3 = refused / invalid data). */
+/** Exit code of a refused merge (harness/errors.ts: 3 = refused / invalid data). */
 export const MERGE_REFUSED = 3;
 
 const ShardRecordSchema = z.object({

@@ -5,7 +5,7 @@
  * Trials keep their ids, seeds and global positions, so the shards' trials reassemble into the
  * parent plan byte for byte (merge checks that against the parent's digest).
  */
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { planDigest, type Plan, type PlannedTrial } from '../plan/plan.ts';
 import type { HostIdentity } from './host-identity.ts';
 

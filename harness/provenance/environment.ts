@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUNDLE_FILES } from '../bundle-layout.ts';
 import type { TaskImage } from '../image/task-image.ts';
-import type { ProbeResult } from '../../executors/executor.ts';
+import type { ProbeResult } from '../contracts/executor.ts';
 import { collectHostFacts, harnessRevision, type HostFacts } from './host-facts.ts';
 
 export interface EnvironmentRecord {

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 
 /** A run needs room for its journal, CSVs and report; refuse before any trial when there is clearly none. */
 const MIN_FREE_BYTES = 64 * 1024 * 1024;

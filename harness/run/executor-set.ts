@@ -4,8 +4,8 @@
  * plan and every one of its trials is recorded as setup_failed, so the failure stays in denominators.
  */
 import { armLabel, type ArmRef } from '../journal/trial-record.ts';
-import type { Executor, ProbeResult, RunContext } from '../../executors/executor.ts';
-import type { BackendName } from '../../executors/executor.ts';
+import type { Executor, ProbeResult, RunContext } from '../contracts/executor.ts';
+import type { BackendName } from '../contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 
 export interface ArmAvailability {

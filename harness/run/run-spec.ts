@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { BUNDLE_FILES } from '../bundle-layout.ts';
 import { ensureTaskImage } from '../image/ensure-image.ts';
 import { JournalWriter, readJournal } from '../journal/journal.ts';
@@ -15,8 +15,8 @@ import { loadSpec } from '../spec/load-spec.ts';
 import { applyOverrides, pruneComparisons, specSha256, type ResolvedSpec, type SpecOverrides } from '../spec/resolve-spec.ts';
 import { stateDir } from '../state-dir.ts';
 import { EXPERIMENTS } from '../../experiments/registry.ts';
-import type { Experiment, ExperimentContext } from '../../experiments/experiment.ts';
-import type { RunContext } from '../../executors/executor.ts';
+import type { Experiment, ExperimentContext } from '../contracts/experiment-kind.ts';
+import type { RunContext } from '../contracts/executor.ts';
 import { CleanupRegistry } from './cleanup-registry.ts';
 import { bundleExists, newRunId, prepareBundleDir } from './bundle-dir.ts';
 import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-set.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod';
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { SpecSchema, type Spec } from './schema.ts';
 
 export interface LoadedSpec {

@@ -3,7 +3,7 @@
  * Every override is recorded in resolved-spec.json so the bundle says exactly what ran.
  */
 import { createHash } from 'node:crypto';
-import { UserError } from '../cli/user-error.ts';
+import { UserError } from '../errors.ts';
 import { SpecSchema, type Spec } from './schema.ts';
 import { formatSpecIssues } from './load-spec.ts';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import Papa from 'papaparse';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export type CsvRow = Record<string, string>;
 

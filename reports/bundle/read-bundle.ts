@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
 import { readJournal } from '../../harness/journal/journal.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 
 /** "5%" → 0.05; "0.05" → 0.05. Bare numbers ≥ 1 are refused (ambiguous: 5 meant 5% or 500%?). */
 export function parseThreshold(text: string | number, where: string): number {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { num, parseCsv } from '../bundle/csv.ts';
 

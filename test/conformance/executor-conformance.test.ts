@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, type BackendName, type Executor, type ProbeResult } from '../../executors/executor.ts';
+import { BACKENDS, type BackendName, type Executor, type ProbeResult } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { makeTestRun, makeTrial, runOne, sh, waitForLine, type TestRun } from '../support/trial-fixture.ts';

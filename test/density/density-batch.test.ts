@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDensityBatch } from '../../experiments/density/density-batch.ts';
-import { batchOptions, prepareDensityBaseline } from '../../experiments/density/density-experiment.ts';
+import { batchOptions, prepareDensityBaseline } from '../../experiments/density/density-kind.ts';
 import { densityRecord } from '../../experiments/density/density-record.ts';
 import { baseRecord } from '../../experiments/trial-experiment.ts';
 import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';

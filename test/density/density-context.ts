@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Executor, RunContext } from '../../executors/executor.ts';
+import type { Executor, RunContext } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { SpecSchema, type Spec, type SpecInput } from '../../harness/spec/schema.ts';
 import { stateDir } from '../../harness/state-dir.ts';
-import type { ExperimentContext } from '../../experiments/experiment.ts';
+import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
 
 export const TASK_IMAGE_REQUEST = { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 };

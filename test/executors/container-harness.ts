@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { containersOfRun, removeContainer, type ContainerExecutor } from '../../executors/container-common.ts';
 import { makeTrial, runOne as runTrial, sh, waitForLine as waitFor, type TestRun } from '../support/trial-fixture.ts';
-import type { RunningTrial } from '../../executors/executor.ts';
+import type { RunningTrial } from '../../harness/contracts/executor.ts';
 
 const waitForLine = (running: RunningTrial, pattern: RegExp) => waitFor(running, (text) => pattern.test(text));
 

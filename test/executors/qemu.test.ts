@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExitInfo, Executor, OutputLine, RunningTrial } from '../../executors/executor.ts';
+import type { ExitInfo, Executor, OutputLine, RunningTrial } from '../../harness/contracts/executor.ts';
 import { createQemuMicrovmExecutor } from '../../executors/qemu-microvm.ts';
 import { createQemuQ35Executor } from '../../executors/qemu-q35.ts';
 import { classifyExit, exitCodeFromLines } from '../../executors/vm/console-protocol.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkShards } from '../../harness/fleet/check-shards.ts';
 import { serializePlan } from '../../harness/plan/plan.ts';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 import { plan, shardBundle } from './fleet-fixtures.ts';
 
 function refusal(run: () => unknown): UserError {

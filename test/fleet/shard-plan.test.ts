@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planDigest, serializePlan } from '../../harness/plan/plan.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
 import { parseShard, reassemblePlan, shardPlan, shardsWithoutWarmup } from '../../harness/fleet/shard-plan.ts';
-import { UserError } from '../../harness/cli/user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 import { host, plan } from './fleet-fixtures.ts';
 
 describe('shardPlan: whole blocks, b mod N', () => {

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRange, startContentService, type ContentService } from '../../executors/lazy/content-service.ts';
+import { parseRange, startContentService, type ContentService } from '../../services/lazy-content/content-service.ts';
 
 const SIZE = 100_000;
 let dir: string;

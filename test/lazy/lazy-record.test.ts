@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ByteCounters } from '../../executors/lazy/counting-http-server.ts';
-import type { OciBlob } from '../../executors/lazy/oci-image.ts';
+import type { ByteCounters } from '../../services/lazy-content/counting-http-server.ts';
+import type { OciBlob } from '../../services/lazy-content/oci-image.ts';
 import type { LaunchObservation } from '../../experiments/lazy-image/launch-observation.ts';
 import { auditBlobs, auditCounters, auditWarmLazy, emptyOutcome, toRecord, type CampaignState } from '../../experiments/lazy-image/lazy-record.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';

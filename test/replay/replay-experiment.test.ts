@@ -10,9 +10,9 @@ import type { TaskImage } from '../../harness/image/task-image.ts';
 import { TrialRecordSchema } from '../../harness/journal/trial-record.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { SpecSchema, type Spec } from '../../harness/spec/schema.ts';
-import type { ExperimentContext } from '../../experiments/experiment.ts';
+import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { ensureFixtures, fixtureKey } from '../../experiments/replay/replay-fixtures.ts';
-import { replayExperiment, resolveSubjects } from '../../experiments/replay/replay-experiment.ts';
+import { replayExperiment, resolveSubjects } from '../../experiments/replay/replay-kind.ts';
 import { pvisorReplayStatus } from '../../experiments/replay/subjects.ts';
 
 const pvisor = pvisorReplayStatus().available;

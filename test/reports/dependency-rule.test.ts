@@ -54,7 +54,7 @@ function violations(entries: string[]): string[] {
 
 describe('reports never reach executors or spawn processes', () => {
   it('holds for reports/** and the report, compare, gate and reproduce commands', () => {
-    const commands = ['report', 'compare', 'gate', 'reproduce'].map((c) => join(ROOT, 'harness/cli/commands', `${c}.ts`)).filter(existsSync);
+    const commands = ['report', 'compare', 'gate', 'reproduce'].map((c) => join(ROOT, 'cli/commands', `${c}.ts`)).filter(existsSync);
     const entries = [...tsFiles(join(ROOT, 'reports')), ...commands];
     expect(entries.length).toBeGreaterThan(10);
     expect(violations(entries)).toEqual([]);

@@ -1,6 +1,6 @@
 /** Runs the sandbench CLI in-process (the same `main` bin/sandbench.mjs calls) and captures exit code and output. */
 import { vi } from 'vitest';
-import { main } from '../../harness/cli/main.ts';
+import { main } from '../../cli/main.ts';
 
 export interface CliResult {
   code: number;

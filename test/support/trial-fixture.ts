@@ -10,7 +10,7 @@ import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
-import type { CandidateFiles, Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../executors/executor.ts';
+import type { CandidateFiles, Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../harness/contracts/executor.ts';
 
 export interface TestRun {
   run: RunContext;

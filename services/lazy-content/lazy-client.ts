@@ -11,9 +11,9 @@ import { readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
-import type { RunningTrial } from '../executor.ts';
-import { SANDBOX_PATH } from '../launch-prefix.ts';
-import { spawnTrial } from '../spawn-trial.ts';
+import type { RunningTrial } from '../../harness/contracts/executor.ts';
+import { SANDBOX_PATH } from '../../executors/launch-prefix.ts';
+import { spawnTrial } from '../../executors/spawn-trial.ts';
 import type { CleanupRegistry, ResourceHandle } from '../../harness/run/cleanup-registry.ts';
 import { mountsUnder, processAlive } from './mount-table.ts';
 

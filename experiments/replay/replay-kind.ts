@@ -15,8 +15,8 @@ import { armLabel, TRIAL_SCHEMA_VERSION, type ArmRef, type FailureCategory, type
 import type { Plan, PlannedTrial } from '../../harness/plan/plan.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { spawnTrial } from '../../executors/spawn-trial.ts';
-import type { ExitInfo } from '../../executors/executor.ts';
-import type { Experiment, ExperimentContext } from '../experiment.ts';
+import type { ExitInfo } from '../../harness/contracts/executor.ts';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { isReplayAgent, type ReplayAgent } from './agents.ts';
 import { auditAttempt, markerFilesIn, type AttemptEvidence } from './audit.ts';
 import { categoryOfExitCode } from './replay-error.ts';

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
-import { analyzeBundle, AnalysisInputError } from '../../analyze/index.ts';
-import { BUNDLE_FILES } from '../../bundle-layout.ts';
-import { PROJECT_ROOT } from '../../state-dir.ts';
-import { readBundle } from '../../../reports/bundle/read-bundle.ts';
-import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../../reports/reproduce/published.ts';
-import { reproduce } from '../../../reports/reproduce/reproduce.ts';
-import { reproductionText, writeReproduction } from '../../../reports/reproduce/reproduce-output.ts';
-import { UserError } from '../user-error.ts';
+import { analyzeBundle, AnalysisInputError } from '../../harness/analyze/index.ts';
+import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
+import { readBundle } from '../../reports/bundle/read-bundle.ts';
+import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../reports/reproduce/published.ts';
+import { reproduce } from '../../reports/reproduce/reproduce.ts';
+import { reproductionText, writeReproduction } from '../../reports/reproduce/reproduce-output.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerReproduce(program: Command): void {
   program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { analyzeBundle, AnalysisInputError } from '../../analyze/index.ts';
-import { UserError } from '../user-error.ts';
+import { analyzeBundle, AnalysisInputError } from '../../harness/analyze/index.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerAnalyze(program: Command): void {
   program

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
-import { loadSpec } from '../../spec/load-spec.ts';
-import { EXPERIMENTS } from '../../../experiments/registry.ts';
-import { podNeeds } from '../../fleet/backend-needs.ts';
-import { buildJobManifest, jobName } from '../../fleet/job-manifest.ts';
+import { loadSpec } from '../../harness/spec/load-spec.ts';
+import { EXPERIMENTS } from '../../experiments/registry.ts';
+import { podNeeds } from '../../harness/fleet/backend-needs.ts';
+import { buildJobManifest, jobName } from '../../harness/fleet/job-manifest.ts';
 import { nonNegativeInt, positiveInt } from '../parse-options.ts';
-import { UserError } from '../user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 
 interface ManifestFlags {
   shards: number;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { specArms } from '../../harness/plan/plan.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
-import type { Experiment, ExperimentContext } from '../experiment.ts';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { baseRecord, trialScratchDir } from '../trial-experiment.ts';
 import { runDensityBatch, type DensityBatchOptions, type DensityWorkload } from './density-batch.ts';
 import { buildDensityPlan, densitySection } from './density-plan.ts';

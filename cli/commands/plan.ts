@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { formatPlan, serializePlan } from '../../plan/plan.ts';
-import { loadSpec } from '../../spec/load-spec.ts';
-import { applyOverrides, type SpecOverrides } from '../../spec/resolve-spec.ts';
-import { EXPERIMENTS } from '../../../experiments/registry.ts';
+import { formatPlan, serializePlan } from '../../harness/plan/plan.ts';
+import { loadSpec } from '../../harness/spec/load-spec.ts';
+import { applyOverrides, type SpecOverrides } from '../../harness/spec/resolve-spec.ts';
+import { EXPERIMENTS } from '../../experiments/registry.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
-import { UserError } from '../user-error.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerPlan(program: Command): void {
   withSpecOverrideOptions(

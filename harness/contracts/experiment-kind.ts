@@ -5,11 +5,11 @@
  * shell-ready/repair/command, one batch for density, one prepare attempt for replay, one launch
  * (cold or warm) for lazy-image.
  */
-import type { Executor, RunContext } from '../executors/executor.ts';
-import type { Plan, PlannedTrial } from '../harness/plan/plan.ts';
-import type { TrialRecord } from '../harness/journal/trial-record.ts';
-import type { Spec } from '../harness/spec/schema.ts';
-import type { ArmRef } from '../harness/journal/trial-record.ts';
+import type { Executor, RunContext } from './executor.ts';
+import type { Plan, PlannedTrial } from '../plan/plan.ts';
+import type { TrialRecord } from '../journal/trial-record.ts';
+import type { Spec } from '../spec/schema.ts';
+import type { ArmRef } from '../journal/trial-record.ts';
 
 export interface ExperimentContext {
   run: RunContext;

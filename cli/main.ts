@@ -1,9 +1,9 @@
 /**
- * The `sandbench` command line. Each subcommand lives in harness/cli/commands/<name>.ts and
+ * The `sandbench` command line. Each subcommand lives in cli/commands/<name>.ts and
  * registers itself here; a UserError becomes a one-line message and its exit code, never a stack trace.
  */
 import { Command, CommanderError } from 'commander';
-import { UserError } from './user-error.ts';
+import { UserError } from '../harness/errors.ts';
 import { registrarsFor } from './commands/index.ts';
 
 export async function buildProgram(argv: string[]): Promise<Command> {

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { basename, dirname, join, resolve } from 'node:path';
-import { readBundle } from '../../../reports/bundle/read-bundle.ts';
-import { compareBundles } from '../../../reports/compare/bundle-comparison.ts';
-import { comparabilityLines, comparisonTableOf, formatTextTable, writeComparison } from '../../../reports/compare/compare-output.ts';
-import { UserError } from '../user-error.ts';
+import { readBundle } from '../../reports/bundle/read-bundle.ts';
+import { compareBundles } from '../../reports/compare/bundle-comparison.ts';
+import { comparabilityLines, comparisonTableOf, formatTextTable, writeComparison } from '../../reports/compare/compare-output.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerCompare(program: Command): void {
   program

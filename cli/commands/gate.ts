@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { readBundle } from '../../../reports/bundle/read-bundle.ts';
-import { splitBlocks } from '../../../reports/gate/aa-split.ts';
-import { gateBundles, type GateOptions } from '../../../reports/gate/gate.ts';
-import { gateText, writeGateReport } from '../../../reports/gate/gate-output.ts';
-import { parseThreshold, readGateFile } from '../../../reports/gate/threshold.ts';
-import { UserError } from '../user-error.ts';
+import { readBundle } from '../../reports/bundle/read-bundle.ts';
+import { splitBlocks } from '../../reports/gate/aa-split.ts';
+import { gateBundles, type GateOptions } from '../../reports/gate/gate.ts';
+import { gateText, writeGateReport } from '../../reports/gate/gate-output.ts';
+import { parseThreshold, readGateFile } from '../../reports/gate/threshold.ts';
+import { UserError } from '../../harness/errors.ts';
 
 interface GateCliOptions {
   metric?: string[];

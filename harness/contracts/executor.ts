@@ -2,11 +2,11 @@
  * The narrow executor contract (architecture doc, "Executor contract"). One file per backend
  * implements it; the trial loop in harness/run only talks to this interface.
  */
-import type { TaskImage } from '../harness/image/task-image.ts';
-import type { CleanupRegistry } from '../harness/run/cleanup-registry.ts';
+import type { TaskImage } from '../image/task-image.ts';
+import type { CleanupRegistry } from '../run/cleanup-registry.ts';
 
-import type { BackendName } from '../harness/backends.ts';
-export { BACKENDS, type BackendName } from '../harness/backends.ts';
+import type { BackendName } from '../backends.ts';
+export { BACKENDS, type BackendName } from '../backends.ts';
 
 /** What `doctor` prints and `environment.json` records for one backend. */
 export interface ProbeResult {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { findLeftovers, removeLeftovers } from '../../clean/find-leftovers.ts';
-import { stateDir } from '../../state-dir.ts';
-import { UserError } from '../user-error.ts';
+import { findLeftovers, removeLeftovers } from '../../harness/clean/find-leftovers.ts';
+import { stateDir } from '../../harness/state-dir.ts';
+import { UserError } from '../../harness/errors.ts';
 
 interface CleanOptions {
   dryRun?: boolean;

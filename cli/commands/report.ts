@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { analyzeBundle, AnalysisInputError } from '../../analyze/index.ts';
-import { BUNDLE_FILES } from '../../bundle-layout.ts';
-import { writeReport } from '../../../reports/index.ts';
-import { UserError } from '../user-error.ts';
+import { analyzeBundle, AnalysisInputError } from '../../harness/analyze/index.ts';
+import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
+import { writeReport } from '../../reports/index.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerReport(program: Command): void {
   program

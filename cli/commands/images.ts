@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { ensureTaskImage, verifyTaskImage } from '../../image/ensure-image.ts';
-import { loadSpec } from '../../spec/load-spec.ts';
-import { ImageSpecSchema } from '../../spec/schema.ts';
-import { stateDir } from '../../state-dir.ts';
-import { UserError } from '../user-error.ts';
+import { ensureTaskImage, verifyTaskImage } from '../../harness/image/ensure-image.ts';
+import { loadSpec } from '../../harness/spec/load-spec.ts';
+import { ImageSpecSchema } from '../../harness/spec/schema.ts';
+import { stateDir } from '../../harness/state-dir.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerImages(program: Command): void {
   const images = program.command('images').description('The task image every backend runs');

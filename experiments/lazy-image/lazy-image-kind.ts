@@ -5,10 +5,10 @@
  * launch with timings from the host clock and the bytes the serving side counted for that launch.
  */
 import { join } from 'node:path';
-import { createEmptyStore, launchFullShell, pullImage, runrootPath } from '../../executors/lazy/full-client.ts';
-import { launchLazyShell, mountLazyRoot } from '../../executors/lazy/lazy-client.ts';
+import { createEmptyStore, launchFullShell, pullImage, runrootPath } from '../../services/lazy-content/full-client.ts';
+import { launchLazyShell, mountLazyRoot } from '../../services/lazy-content/lazy-client.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import type { Experiment, ExperimentContext } from '../experiment.ts';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { LAZY_TASK_ARGV, launchFailure, observeLaunch } from './launch-observation.ts';
 import { auditBlobs, auditCounters, auditWarmLazy, emptyOutcome, toRecord, type LaunchOutcome } from './lazy-record.ts';
 import { openCampaign, probeLazyTools, type LazyCampaign } from './lazy-campaign.ts';

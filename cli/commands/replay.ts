@@ -5,11 +5,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { REPLAY_AGENTS, type ReplayAgent } from '../../../experiments/replay/agents.ts';
-import { preparePrefix, parseTrajectory, readTrajectory } from '../../../experiments/replay/prepare-prefix.ts';
-import { ReplayError } from '../../../experiments/replay/replay-error.ts';
-import { writeTrajectorySet } from '../../../experiments/replay/trajectory-set.ts';
-import { UserError } from '../user-error.ts';
+import { REPLAY_AGENTS, type ReplayAgent } from '../../experiments/replay/agents.ts';
+import { preparePrefix, parseTrajectory, readTrajectory } from '../../experiments/replay/prepare-prefix.ts';
+import { ReplayError } from '../../experiments/replay/replay-error.ts';
+import { writeTrajectorySet } from '../../experiments/replay/trajectory-set.ts';
+import { UserError } from '../../harness/errors.ts';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -70,7 +70,7 @@ export function registerReplay(program: Command): void {
 }
 
 /**
- * Entry used by bin/sandbench-replay.mjs: the same error contract as harness/cli/main.ts (one line on
+ * Entry used by bin/sandbench-replay.mjs: the same error contract as cli/main.ts (one line on
  * stderr, the error's exit code, never a stack trace for bad input) without loading other commands.
  */
 export async function runReplayCli(argv: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 /** Strict parsers for CLI option values: bad input is a UserError naming the option and the fix. */
 import type { Command } from 'commander';
-import { UserError } from './user-error.ts';
+import { UserError } from '../harness/errors.ts';
 
 export function positiveInt(option: string) {
   return (value: string): number => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { verifyBundle } from '../../provenance/manifest.ts';
-import { UserError } from '../user-error.ts';
+import { verifyBundle } from '../../harness/provenance/manifest.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export function registerVerify(program: Command): void {
   program

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { BACKENDS, type BackendName } from '../../../executors/executor.ts';
-import { createExecutor } from '../../../executors/registry.ts';
-import { collectHostFacts } from '../../provenance/host-facts.ts';
+import { BACKENDS, type BackendName } from '../../harness/contracts/executor.ts';
+import { createExecutor } from '../../executors/registry.ts';
+import { collectHostFacts } from '../../harness/provenance/host-facts.ts';
 
 export function registerDoctor(program: Command): void {
   program

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { analyzeLongCsv, AnalysisInputError, formatLongCsvResult } from '../../analyze/index.ts';
-import { UserError } from '../user-error.ts';
+import { analyzeLongCsv, AnalysisInputError, formatLongCsvResult } from '../../harness/analyze/index.ts';
+import { UserError } from '../../harness/errors.ts';
 
 interface StatsOptions {
   value: string;

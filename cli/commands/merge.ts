@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mergeShards } from '../../fleet/merge-shards.ts';
+import { mergeShards } from '../../harness/fleet/merge-shards.ts';
 
 export function registerMerge(program: Command): void {
   program

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import type { SpecOverrides } from '../../spec/resolve-spec.ts';
+import type { SpecOverrides } from '../../harness/spec/resolve-spec.ts';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runSpec } from '../../run/run-spec.ts';
+import { runSpec } from '../../harness/run/run-spec.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
-import { BUNDLE_FILES } from '../../bundle-layout.ts';
+import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
 import { formatSummaryTable } from '../summary-table.ts';
-import { parseShard, type ShardSelector } from '../../fleet/shard-plan.ts';
+import { parseShard, type ShardSelector } from '../../harness/fleet/shard-plan.ts';
 
 /** The spec overrides plus the options that only steer the run. */
 interface RunFlags extends SpecOverrides {
