@@ -7,6 +7,7 @@ export { mannWhitneyU, wilcoxonSignedRank, type RankTestResult } from './rank-te
 export { hodgesLehmannShift, hodgesLehmannPaired } from './hodges-lehmann.ts';
 export { percentileInterval, bcaInterval, jackknifeAcceleration, pairedReplicates, unpairedReplicates } from './bootstrap.ts';
 export { normalCdf, normalQuantile } from './normal.ts';
+export { medianOrderStatisticCi, type MedianInterval } from './median-ci.ts';
 export {
   compareMedians,
   DEFAULT_UNDERPOWERED_FRACTION,

@@ -7,7 +7,7 @@ import { summarize } from '../../harness/stats/index.ts';
 import { INFRASTRUCTURE_FAILURES, type FailureCategory } from '../../harness/journal/trial-record.ts';
 import { num, type CsvTable } from '../bundle/csv.ts';
 import { environmentSummary } from '../bundle/environment.ts';
-import { medianOrderStatisticCi, type MedianInterval } from '../bundle/median-ci.ts';
+import { medianOrderStatisticCi, type MedianInterval } from '../../harness/stats/index.ts';
 import type { Bundle } from '../bundle/read-bundle.ts';
 import { armCounts, armOrder, groupLabel, metricNames, metricUnit, reportMetricOrder, samplesFor, type ArmCounts } from '../bundle/samples.ts';
 

@@ -4,7 +4,7 @@
  */
 import { summarize } from '../../harness/stats/index.ts';
 import { num, type CsvRow } from '../bundle/csv.ts';
-import { medianOrderStatisticCi } from '../bundle/median-ci.ts';
+import { medianOrderStatisticCi } from '../../harness/stats/index.ts';
 import type { Bundle } from '../bundle/read-bundle.ts';
 import { samplesFor } from '../bundle/samples.ts';
 import { concurrencyOf } from './published.ts';
