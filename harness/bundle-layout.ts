@@ -13,4 +13,8 @@ export const BUNDLE_FILES = {
   reportHtml: 'report.html',
   reportMd: 'report.md',
   densitySummary: 'density-summary.csv',
+  /** Model-traffic journal of the run's model service (services/model), when a kind used one. */
+  modelJournal: 'model-journal.jsonl',
+  /** A fleet merge's record of its shards and hosts. */
+  fleet: 'fleet.json',
 } as const;

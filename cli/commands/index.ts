@@ -23,6 +23,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   clean: async () => (await import('./clean.ts')).registerClean,
   fleet: async () => (await import('./fleet.ts')).registerFleet,
   merge: async () => (await import('./merge.ts')).registerMerge,
+  model: async () => (await import('./model.ts')).registerModel,
 };
 
 /** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */

@@ -1,0 +1,183 @@
+/**
+ * The deterministic model service (`sandbench model serve`), for kinds that run agent CLIs.
+ *
+ * API
+ *   const service = await startModelService({
+ *     script,              // a ModelScript (parseModelScript(value, name)) or a path to a .yaml/.json script
+ *     socketDir,           // listen on <socketDir>/model.sock (mode 0777); or socketPath: exact path
+ *     port,                // optional: also 127.0.0.1:port (0 = any free port; see service.port)
+ *     slots: 2,            // concurrent requests in service; the rest wait FIFO (default 4)
+ *     baseMs: 50,          // service time = baseMs + perTokenMs × tokens of the scripted reply
+ *     perTokenMs: 2,       //   (streamed: token i is written at start + baseMs + (i+1) × perTokenMs)
+ *     journalPath,         // JSONL model-traffic journal; default <socketDir>/model-journal.jsonl
+ *     log: (line) => …,    // rejected and failed requests (default: silent; the journal has them all)
+ *   });
+ *   service.socketPath, service.port (null without `port`), service.journalPath, service.script
+ *   service.stats()       // requests, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active, queued
+ *   await service.close() // stops both listeners, ends open streams, fsyncs and closes the journal, removes the socket
+ *
+ * Reaching it: a client's base URL is http://127.0.0.1:PORT (host, or the in-sandbox forwarder
+ * services/model/forwarder.py from 127.0.0.1:PORT to the bind-mounted socket). A task other than
+ * the script's default is named by a path prefix: base URL http://127.0.0.1:PORT/t/<task-id>
+ * (then /v1/responses, /v1/chat/completions, /v1/messages follow as each CLI appends them).
+ *
+ * Replies are chosen statelessly from each request (see decide.ts); identical requests get
+ * byte-identical replies (ids derive from the request digest, no wall time in bodies).
+ * A request the script cannot answer (no task, no shell tool in the request's tools, more tool
+ * results than turns) gets a 400 in the protocol's error shape, `x-sandbench-error: <category>`,
+ * and a journal entry with that status. Journal entries: journal.ts (ModelJournalEntry).
+ */
+import { existsSync, chmodSync, mkdirSync, unlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
+import { SlotQueue } from './capacity.ts';
+import { ModelJournal } from './journal.ts';
+import { loadModelScript, type ModelScript } from './script.ts';
+import { createHandler, type ServiceStats } from './server.ts';
+
+export { loadModelScript, parseModelScript, ModelScriptError, MODEL_SCRIPT_SCHEMA, MINI_SUBMIT_MARKER, type ModelScript, type ModelScriptInput } from './script.ts';
+export { MODEL_JOURNAL_SCHEMA, TIMING_FIELDS, type ModelJournalEntry } from './journal.ts';
+export type { ServiceStats } from './server.ts';
+
+export const MODEL_SOCKET_NAME = 'model.sock';
+/** The journal's file name in a bundle (harness bundle layout). */
+export const MODEL_JOURNAL_FILE = BUNDLE_FILES.modelJournal;
+/** Where sandboxes see the bind-mounted socket, and the forwarder's default port. */
+export const SANDBOX_SOCKET_PATH = '/run/sandbench/model.sock';
+export const SANDBOX_MODEL_PORT = 18080;
+/** Absolute path of the in-sandbox TCP→Unix forwarder (stdlib python3; prints FORWARDER_READY). */
+export const FORWARDER_SCRIPT = join(dirname(new URL(import.meta.url).pathname), 'forwarder.py');
+
+export interface ModelServiceConfig {
+  script: ModelScript | string;
+  socketDir?: string;
+  socketPath?: string;
+  port?: number;
+  slots?: number;
+  baseMs?: number;
+  perTokenMs?: number;
+  journalPath?: string;
+  log?: (line: string) => void;
+}
+
+export interface ModelService {
+  readonly socketPath: string;
+  readonly port: number | null;
+  readonly journalPath: string;
+  readonly script: ModelScript;
+  stats(): ServiceStats;
+  close(): Promise<void>;
+}
+
+/** Bad service configuration (not a script problem): the message names the option. */
+export class ModelServiceConfigError extends Error {}
+
+function checkNumber(name: string, value: number, min: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new ModelServiceConfigError(`model service ${name}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${value}`);
+  }
+  return value;
+}
+
+/** A socket file that accepts connections is another live service: one server per run, never two on one path. */
+function socketIsLive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+function listen(server: Server, target: string | { port: number; host: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    const done = () => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (typeof target === 'string') server.listen(target, done);
+    else server.listen(target.port, target.host, done);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export async function startModelService(config: ModelServiceConfig): Promise<ModelService> {
+  const script = typeof config.script === 'string' ? loadModelScript(config.script) : config.script;
+  if (!config.socketPath && !config.socketDir) throw new ModelServiceConfigError('model service: give socketDir (the run directory) or socketPath');
+  const socketPath = config.socketPath ?? join(config.socketDir!, MODEL_SOCKET_NAME);
+  // sun_path holds 108 bytes on Linux; a longer path fails with an obscure EINVAL otherwise
+  if (Buffer.byteLength(socketPath) > 107) throw new ModelServiceConfigError(`model service socket path is ${Buffer.byteLength(socketPath)} bytes, over the 107-byte Unix socket limit: ${socketPath}`);
+  const slots = checkNumber('slots', config.slots ?? 4, 1, true);
+  const baseMs = checkNumber('baseMs', config.baseMs ?? 0, 0, false);
+  const perTokenMs = checkNumber('perTokenMs', config.perTokenMs ?? 0, 0, false);
+  if (config.port !== undefined) checkNumber('port', config.port, 0, true);
+  mkdirSync(dirname(socketPath), { recursive: true });
+  if (existsSync(socketPath)) {
+    if (await socketIsLive(socketPath)) throw new ModelServiceConfigError(`model service: ${socketPath} already has a live server (one model service per run)`);
+    unlinkSync(socketPath); // stale socket of a crashed run
+  }
+  const journalPath = config.journalPath ?? join(dirname(socketPath), MODEL_JOURNAL_FILE);
+  const journal = new ModelJournal(journalPath);
+  const closing = new AbortController();
+  const queue = new SlotQueue(slots);
+  const handler = createHandler({ script, timing: { baseMs, perTokenMs }, queue, journal, log: config.log ?? (() => undefined), closing: closing.signal });
+  const servers: Server[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const track = (server: Server) => {
+    server.on('request', (req, res) => {
+      const done = handler.handle(req, res);
+      inFlight.add(done);
+      void done.then(() => inFlight.delete(done));
+    });
+    // agent CLIs keep connections alive across turns; a short idle timeout would race their next request
+    server.keepAliveTimeout = 60_000;
+    servers.push(server);
+    return server;
+  };
+  let port: number | null = null;
+  try {
+    await listen(track(createServer()), socketPath);
+    chmodSync(socketPath, 0o777); // sandboxes connect as other uids (rootless containers, bwrap)
+    if (config.port !== undefined) {
+      const tcp = track(createServer());
+      await listen(tcp, { port: config.port, host: '127.0.0.1' });
+      port = (tcp.address() as AddressInfo).port;
+    }
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    journal.close();
+    if (existsSync(socketPath)) unlinkSync(socketPath);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ModelServiceConfigError(`model service: cannot listen (${code ?? String(error)})${code === 'EADDRINUSE' && config.port ? ` on 127.0.0.1:${config.port}: the port is taken` : ''}`);
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    socketPath,
+    port,
+    journalPath,
+    script,
+    stats: handler.stats,
+    close: () => {
+      closed ??= (async () => {
+        closing.abort();
+        queue.drain();
+        await Promise.all(servers.map(closeServer));
+        await Promise.all(inFlight);
+        journal.close();
+        if (existsSync(socketPath)) unlinkSync(socketPath);
+      })();
+      return closed;
+    },
+  };
+}
