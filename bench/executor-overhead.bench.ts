@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import Papa from 'papaparse';
 import { runSpec } from '../harness/run/run-spec.ts';
+import { runWiring } from '../cli/wiring.ts';
 
 const quiet = () => undefined;
 
@@ -34,7 +35,7 @@ async function runTempSpec(yaml: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'sandbench-bench-'));
   const specPath = join(dir, 'spec.yaml');
   writeFileSync(specPath, yaml);
-  const result = await runSpec({ specPath, overrides: {}, out: join(dir, 'bundle'), requireAll: true, log: quiet });
+  const result = await runSpec({ specPath, overrides: {}, out: join(dir, 'bundle'), requireAll: true, log: quiet, wiring: await runWiring() });
   return result.bundleDir;
 }
 

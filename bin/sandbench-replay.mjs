@@ -4,4 +4,4 @@
 //   sandbench-replay replay prepare --agent <a> --trajectory <f> --after-step 1 --out <dir>
 import { register } from 'tsx/esm/api';
 register();
-await import('../experiments/replay/preparer-entry.ts');
+await import('../cli/replay-preparer-entry.ts');

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { withLock } from '../harness/image/file-lock.ts';
+import { isAlive } from '../harness/controls/proc-tree.ts';
 import { CONTAINER_ULIMITS } from './container-common.ts';
 
 export interface DockerdPaths {
@@ -82,15 +83,6 @@ export function dockerdArgs(paths: DockerdPaths): string[] {
 export async function engineAnswers(cli: string, host: string, timeoutMs = 10_000): Promise<boolean> {
   const result = await execa(cli, ['-H', host, 'version', '--format', '{{.Server.Version}}'], { reject: false, timeout: timeoutMs });
   return result.exitCode === 0 && result.stdout.trim().length > 0;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readPid(file: string): number | null {

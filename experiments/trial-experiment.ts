@@ -14,6 +14,7 @@ import { type FailureCategory, type Outcome, type TrialRecord } from '../harness
 import { plannedRecord } from '../harness/journal/record-base.ts';
 import type { Spec } from '../harness/spec/schema.ts';
 import type { Experiment, ExperimentContext } from '../harness/contracts/experiment-kind.ts';
+import { runScratchDir } from '../harness/state-dir.ts';
 
 export const READY_MARKER = 'REFERENCE_READY';
 export const RESULT_MARKER = 'REFERENCE_RESULT';
@@ -97,7 +98,7 @@ function firstLineMs(running: RunningTrial, lines: OutputLine[]): number | null 
 
 /** Per-trial scratch: $SANDBENCH_HOME/tmp/sandbench-<run>/<trial>, so `clean` can find it by run id. */
 export function trialScratchDir(ctx: ExperimentContext, trialId: string): string {
-  return join(ctx.run.stateDir, 'tmp', `sandbench-${ctx.run.runId}`, trialId);
+  return join(runScratchDir(ctx.run.stateDir, ctx.run.runId), trialId);
 }
 
 export function createTrialExperiment(kind: TaskKind): Experiment {
@@ -107,7 +108,7 @@ export function createTrialExperiment(kind: TaskKind): Experiment {
     plan: (spec: Spec): Plan => buildPlan(spec),
     executorArms: (spec) => specArms(spec),
     async prepare(ctx) {
-      baselineDir = join(ctx.run.stateDir, 'tmp', `sandbench-${ctx.run.runId}`, 'baseline');
+      baselineDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'baseline');
       rmSync(baselineDir, { recursive: true, force: true });
       mkdirSync(baselineDir, { recursive: true });
       await kind.prepareBaseline(ctx.spec, baselineDir);

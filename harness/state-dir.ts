@@ -8,3 +8,8 @@ export function stateDir(): string {
 
 /** Root of the project checkout (for data/, scripts/). */
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+
+/** The one per-run scratch directory: every scratch path of a run lives below it, named with the run id so `clean` finds it. */
+export function runScratchDir(stateDirectory: string, runId: string): string {
+  return join(stateDirectory, 'tmp', `sandbench-${runId}`);
+}

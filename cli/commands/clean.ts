@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { findLeftovers, removeLeftovers } from '../../harness/clean/find-leftovers.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import { UserError } from '../../harness/errors.ts';
+import { leftoverSources } from '../wiring.ts';
 
 interface CleanOptions {
   dryRun?: boolean;
@@ -18,7 +19,7 @@ export function registerClean(program: Command): void {
       if (options.run !== undefined && !/^[A-Za-z0-9_.-]+$/.test(options.run)) {
         throw new UserError(`--run ${JSON.stringify(options.run)}: a run id has only letters, digits, '.', '_' and '-' (see resolved-spec.json run_id)`);
       }
-      const leftovers = await findLeftovers({ stateDir: stateDir(), runId: options.run });
+      const leftovers = await findLeftovers({ stateDir: stateDir(), runId: options.run, sources: await leftoverSources() });
       if (options.dryRun) {
         for (const leftover of leftovers) process.stdout.write(`${leftover.kind} ${leftover.id} ${leftover.runId}\n`);
         return;

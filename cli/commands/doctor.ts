@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BACKENDS, type BackendName } from '../../harness/contracts/executor.ts';
+import { BACKENDS } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 import { collectHostFacts } from '../../harness/provenance/host-facts.ts';
 
@@ -11,7 +11,7 @@ export function registerDoctor(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const host = await collectHostFacts();
       const probes = [];
-      for (const backend of BACKENDS.filter((b) => b !== 'fake') as BackendName[]) {
+      for (const backend of BACKENDS) {
         const executor = createExecutor(backend, null);
         probes.push(
           executor

@@ -3,6 +3,7 @@ import type { SpecOverrides } from '../../harness/spec/resolve-spec.ts';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSpec } from '../../harness/run/run-spec.ts';
+import { runWiring } from '../wiring.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
 import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
 import { formatSummaryTable } from '../summary-table.ts';
@@ -42,6 +43,7 @@ export function registerRun(program: Command): void {
         requireAll: Boolean(flags.requireAll),
         shard: flags.shard,
         log,
+        wiring: await runWiring(),
       });
       const summaryPath = join(result.bundleDir, BUNDLE_FILES.summary);
       if (existsSync(summaryPath)) process.stdout.write(`${formatSummaryTable(readFileSync(summaryPath, 'utf8'))}\n`);

@@ -13,10 +13,11 @@ import { runDensityBatch, type DensityBatchOptions, type DensityWorkload } from 
 import { buildDensityPlan, densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
 import { writeDensityBaseline } from './density-workspace.ts';
+import { runScratchDir } from '../../harness/state-dir.ts';
 
 /** Where a run's density baseline lives (named with the run id so `clean` finds it). */
 export function densityBaselineDir(ctx: Pick<ExperimentContext, 'run'>): string {
-  return join(ctx.run.stateDir, 'tmp', `sandbench-${ctx.run.runId}`, 'density-baseline');
+  return join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'density-baseline');
 }
 
 export async function prepareDensityBaseline(ctx: Pick<ExperimentContext, 'run' | 'spec'>): Promise<string> {

@@ -14,6 +14,7 @@ import type { TaskCommand } from '../../harness/contracts/executor.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import type { Experiment } from '../../harness/contracts/experiment-kind.ts';
 import { createTrialExperiment, READY_MARKER, type KindCheck, type TaskKind, type TrialObservation } from '../trial-experiment.ts';
+import { runScratchDir } from '../../harness/state-dir.ts';
 import {
   ALIAS_TARGET, createFixture, hostEntries, PROBE_SCRIPT, READ_CANARIES, WORKSPACE_DATA, WORKSPACE_WRITTEN, WRITE_CANARIES, writeBaseline, type IsolationFixture,
 } from './isolation-fixture.ts';
@@ -126,7 +127,7 @@ export const isolationExperiment: Experiment = {
   ...generic,
   async runTrial(planned, ctx) {
     // Same path createTrialExperiment's prepare() uses for the run's baseline.
-    const baselineDir = join(ctx.run.stateDir, 'tmp', `sandbench-${ctx.run.runId}`, 'baseline');
+    const baselineDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'baseline');
     const fixture = await createFixture(baselineDir);
     const handle = ctx.run.cleanup.register('server', `isolation listener ${fixture.hostDir}`, () => fixture.close());
     fixtures.set(planned.trial_id, fixture);

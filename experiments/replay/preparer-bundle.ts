@@ -1,5 +1,5 @@
 /**
- * Compiles the replay preparer (preparer-entry.ts and what it imports) to one plain-JS ESM file with
+ * Compiles the replay preparer (cli/replay-preparer-entry.ts, a process entry, and what it imports) to one plain-JS ESM file with
  * esbuild, once per run and outside timing. Each attempt is timed launch to exit, and loading the
  * TypeScript through tsx costs far more than the preparation itself (measured figures in
  * docs/canonical-history.md), so the timed subject is the compiled file; the `tsx-lean` and `cli`
@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type BuildOptions } from 'esbuild';
 
-const ENTRY = new URL('./preparer-entry.ts', import.meta.url).pathname;
-const SNAPSHOT_ENTRY = new URL('./preparer-snapshot-entry.ts', import.meta.url).pathname;
+const ENTRY = new URL('../../cli/replay-preparer-entry.ts', import.meta.url).pathname;
+const SNAPSHOT_ENTRY = new URL('../../cli/replay-preparer-snapshot-entry.ts', import.meta.url).pathname;
 
 export interface PreparerBundle {
   kind: 'bundle' | 'snapshot';

@@ -1,7 +1,7 @@
 /**
  * `sandbench clean`: every resource a dead run left behind, found by its name or label only —
  * processes and VMs, podman/docker containers (label `sandbench.run_id`), mounts and cgroups named
- * `sandbench-*`, temp dirs `$SANDBENCH_HOME/tmp/sandbench-*`, a private dockerd no live run holds,
+ * `sandbench-*`, temp dirs `sandbench-*` under every scratch root, a private dockerd no live run holds,
  * and stale run locks. Resources of live runs (a run lock with a live holder, or a trial tree still
  * hanging below a live node process) are never listed.
  */
@@ -11,22 +11,12 @@ import { execa } from 'execa';
 import { leftoverBudgets, removeBudget } from '../controls/leftover-budgets.ts';
 import { detectCgroupLayout } from '../controls/cgroup-layout.ts';
 import { readRunLocks } from '../run/run-lock.ts';
-import { RUN_LABEL } from '../run/cleanup-registry.ts';
-import { PODMAN } from '../../executors/podman.ts';
-import { harnessDockerEngine } from '../../executors/docker.ts';
-import { dockerdPaths, stopHarnessDockerd } from '../../executors/dockerd-manager.ts';
-import { engineExec, removeContainer, type ContainerEngine } from '../../executors/container-common.ts';
+import type { Leftover, LeftoverKind, LeftoverSource } from './leftover.ts';
 import { findProcesses, killMatch } from './find-processes.ts';
 import { mentionsAny, runIdIn, UNKNOWN_RUN } from './run-ids.ts';
+import { scratchRoots } from '../state-dir.ts';
 
-export type LeftoverKind = 'container' | 'vm' | 'process' | 'mount' | 'cgroup' | 'daemon' | 'tempdir' | 'lock';
-
-export interface Leftover {
-  kind: LeftoverKind;
-  id: string;
-  runId: string;
-  remove: () => Promise<void>;
-}
+export type { Leftover, LeftoverKind, LeftoverSource } from './leftover.ts';
 
 /** Removal order: what runs first (containers before their conmon, VMs and processes), then what they held. */
 const ORDER: LeftoverKind[] = ['container', 'vm', 'process', 'mount', 'cgroup', 'daemon', 'tempdir', 'lock'];
@@ -35,32 +25,19 @@ export interface FindOptions {
   stateDir: string;
   /** Only this run's leftovers. */
   runId?: string;
+  /** Backend finders (containers, daemons) from the composition root; none means only generic resources. */
+  sources?: readonly LeftoverSource[];
 }
 
-function tempDirRunIds(stateDir: string): string[] {
-  try {
-    return readdirSync(join(stateDir, 'tmp')).filter((name) => name.startsWith('sandbench-')).map((name) => name.slice('sandbench-'.length));
-  } catch {
-    return [];
-  }
-}
-
-async function labelledContainers(engine: ContainerEngine): Promise<{ name: string; runId: string }[]> {
-  const result = await engineExec(engine, ['ps', '--all', '--filter', `label=${RUN_LABEL}`, '--format', `{{.Names}}\t{{index .Labels "${RUN_LABEL}"}}`], 60_000);
-  if (result.exitCode !== 0) return [];
-  return result.stdout
-    .split('\n')
-    .map((line) => line.trim().split('\t'))
-    .filter((parts) => parts[0])
-    .map(([name, runId]) => ({ name: name!, runId: runId || UNKNOWN_RUN }));
-}
-
-async function engines(stateDir: string): Promise<ContainerEngine[]> {
-  const found: ContainerEngine[] = [];
-  if ((await execa('podman', ['--version'], { reject: false })).exitCode === 0) found.push(PODMAN);
-  const docker = await harnessDockerEngine(stateDir).catch(() => null);
-  if (docker) found.push(docker);
-  return found;
+/** Scratch dirs `sandbench-<run>` under every scratch root of this state dir (harness/state-dir.ts scratchRoots). */
+function tempDirs(stateDir: string): { runId: string; dir: string }[] {
+  return scratchRoots(stateDir).flatMap((root) => {
+    try {
+      return readdirSync(root).filter((name) => name.startsWith('sandbench-')).map((name) => ({ runId: name.slice('sandbench-'.length), dir: join(root, name) }));
+    } catch {
+      return [];
+    }
+  });
 }
 
 function unescapeMount(path: string): string {
@@ -88,53 +65,12 @@ async function unmount(mountPoint: string, fsType: string): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The harness dockerd when it runs and no live lease holds it (leases are read, never pruned here). */
-function orphanedDockerd(stateDir: string): { pid: number; runId: string } | null {
-  const paths = dockerdPaths(stateDir);
-  if (!existsSync(paths.base)) return null;
-  let pid: number;
-  try {
-    pid = Number(readFileSync(paths.pidFile, 'utf8').trim());
-  } catch {
-    return null;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null;
-  let cmdline = '';
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return null;
-  }
-  if (!cmdline.includes(paths.dataRoot)) return null;
-  const leases = existsSync(paths.leasesDir) ? readdirSync(paths.leasesDir) : [];
-  for (const entry of leases) {
-    try {
-      const lease = JSON.parse(readFileSync(join(paths.leasesDir, entry), 'utf8')) as { holderPid: number };
-      if (isAlive(lease.holderPid)) return null;
-    } catch {
-      // torn lease: holds nothing
-    }
-  }
-  const startedBy = readdirSync(paths.base).map((entry) => /^dockerd-sandbench-(.*)\.pid$/.exec(entry)?.[1]).find(Boolean);
-  return { pid, runId: startedBy ?? UNKNOWN_RUN };
-}
-
 export async function findLeftovers(options: FindOptions): Promise<Leftover[]> {
   const { stateDir } = options;
   const locks = readRunLocks(stateDir);
   const liveByLock = new Set(locks.filter((lock) => lock.alive).map((lock) => lock.runId));
-  const engineList = await engines(stateDir);
-  const containers = (await Promise.all(engineList.map(async (engine) => (await labelledContainers(engine)).map((c) => ({ ...c, engine }))))).flat();
-  const known = [...new Set([...tempDirRunIds(stateDir), ...locks.map((lock) => lock.runId), ...containers.map((c) => c.runId)])].filter((id) => id !== UNKNOWN_RUN);
+  const sourced = (await Promise.all((options.sources ?? []).map((source) => source.find(stateDir)))).flat();
+  const known = [...new Set([...tempDirs(stateDir).map((t) => t.runId), ...locks.map((lock) => lock.runId), ...sourced.map((l) => l.runId)])].filter((id) => id !== UNKNOWN_RUN);
 
   const processes = findProcesses(stateDir, known);
   const live = new Set([...liveByLock, ...processes.filter((p) => p.attached).map((p) => p.runId)]);
@@ -145,7 +81,7 @@ export async function findLeftovers(options: FindOptions): Promise<Leftover[]> {
     found.push(leftover);
   };
 
-  for (const c of containers) add({ kind: 'container', id: `${c.engine.kind}/${c.name}`, runId: c.runId, remove: () => removeContainer(c.engine, c.name) });
+  for (const leftover of sourced) add(leftover);
   for (const p of processes) add({ kind: p.kind, id: String(p.info.pid), runId: p.runId, remove: async () => killMatch(p) });
   for (const mount of sandbenchMounts()) {
     if (mentionsAny(mount.mountPoint, live)) continue;
@@ -156,10 +92,7 @@ export async function findLeftovers(options: FindOptions): Promise<Leftover[]> {
     if (mentionsAny(name, live)) continue;
     add({ kind: 'cgroup', id: name, runId: runIdIn(name, known) ?? UNKNOWN_RUN, remove: () => removeBudget(name, layout) });
   }
-  const daemon = orphanedDockerd(stateDir);
-  if (daemon) add({ kind: 'daemon', id: `dockerd/${daemon.pid}`, runId: daemon.runId, remove: async () => void (await stopHarnessDockerd(stateDir)) });
-  for (const runId of tempDirRunIds(stateDir)) {
-    const dir = join(stateDir, 'tmp', `sandbench-${runId}`);
+  for (const { runId, dir } of tempDirs(stateDir)) {
     add({ kind: 'tempdir', id: dir, runId, remove: async () => removeTempDir(dir) });
   }
   for (const lock of locks.filter((l) => !l.alive)) add({ kind: 'lock', id: lock.path, runId: lock.runId, remove: async () => rmSync(lock.path, { force: true }) });

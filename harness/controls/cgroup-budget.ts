@@ -17,7 +17,7 @@ import {
   type SettingWrite,
 } from './budget-settings.ts';
 import { parseCpuList } from './cpu-affinity.ts';
-import { procCgroups, type ProcCgroups } from './proc-tree.ts';
+import { killUntilEmpty, procCgroups, type ProcCgroups } from './proc-tree.ts';
 
 export interface BudgetOptions {
   runId: string;
@@ -236,18 +236,7 @@ export class CgroupBudget {
   /** Kill whatever is left inside, wait for the cgroups to empty, remove them. Idempotent. */
   async destroy(): Promise<void> {
     if (this.destroyed) return;
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const pids = this.procs();
-      if (pids.length === 0) break;
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await killUntilEmpty(() => this.procs());
     this.removeDirectories();
     this.destroyed = true;
     if (this.cleanupHandle) this.cleanup?.forget(this.cleanupHandle);

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { BUDGET_CONTROLLERS, detectCgroupLayout, type CgroupLayout } from './cgroup-layout.ts';
 import { nodeCgroupIo, type CgroupIo } from './cgroup-io.ts';
+import { killUntilEmpty } from './proc-tree.ts';
 
 export function leftoverBudgets(runId?: string, layout: CgroupLayout = detectCgroupLayout(), io: CgroupIo = nodeCgroupIo): string[] {
   const prefix = runId ? `sandbench-${runId}-` : 'sandbench-';
@@ -22,18 +23,7 @@ export async function removeBudget(name: string, layout: CgroupLayout = detectCg
     ...(io.read(join(dir, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number),
     ...io.subdirs(dir).flatMap((sub) => procsOf(join(dir, sub))),
   ];
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const pids = dirs.flatMap(procsOf);
-    if (pids.length === 0) break;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await killUntilEmpty(() => dirs.flatMap(procsOf));
   const removeTree = (dir: string) => {
     for (const sub of io.subdirs(dir)) removeTree(join(dir, sub));
     io.rmdir(dir);

@@ -100,3 +100,32 @@ export function procCgroups(pid: number): ProcCgroups | null {
   const text = readOrNull(`/proc/${pid}/cgroup`);
   return text === null ? null : parseProcCgroup(text);
 }
+
+/** Whether a process exists (EPERM: it exists but belongs to someone else). The one liveness check. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * SIGKILL every pid `listPids` returns until it returns none (killed processes take a moment to
+ * leave their cgroup). The one drain loop for budgets and leftover cgroups; gives up after 5 s.
+ */
+export async function killUntilEmpty(listPids: () => number[]): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const pids = listPids();
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -17,7 +17,6 @@ export interface PodNeeds {
 
 const NEEDS: Record<BackendName, { privileged?: string; namespaces?: string; kvm?: string; containerStorage?: boolean }> = {
   host: {},
-  fake: {},
   staged: { namespaces: 'staged: bubblewrap mount namespace and overlayfs copy-on-write workspace' },
   podman: { privileged: 'podman: a nested container engine (runc, cgroups, overlay storage)', containerStorage: true },
   docker: { privileged: 'docker: a private dockerd (runc, cgroups, iptables)', containerStorage: true },

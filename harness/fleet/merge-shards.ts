@@ -15,14 +15,13 @@ import { serializePlan } from '../plan/plan.ts';
 import { harnessRevision } from '../provenance/host-facts.ts';
 import { writeManifest } from '../provenance/manifest.ts';
 import { prepareBundleDir } from '../run/bundle-dir.ts';
-import { writeReport } from '../../reports/index.ts';
+import type { ReportRenderer } from '../contracts/wiring.ts';
 import { checkShards } from './check-shards.ts';
-import { analyzeFleet, FLEET_FILES, HOST_FACT, SHARD_FACT } from './fleet-analysis.ts';
-import { FLEET_REPORT_FILE, renderFleetReport } from './fleet-report.ts';
+import { analyzeFleet, HOST_FACT, SHARD_FACT } from './fleet-analysis.ts';
 import { hostKey } from './host-identity.ts';
 import { readShardBundle, type ShardBundle } from './shard-bundle.ts';
 
-export const FLEET_RECORD_FILE = 'fleet.json';
+export const FLEET_RECORD_FILE = BUNDLE_FILES.fleet;
 
 export interface MergeResult {
   bundleDir: string;
@@ -76,7 +75,8 @@ function fleetRecord(parentDigest: string, shards: readonly ShardBundle[]) {
   };
 }
 
-export async function mergeShards(dirs: readonly string[], out: string, log: (message: string) => void = () => {}): Promise<MergeResult> {
+/** `renderReport` writes the bundle's reports (report.html/md and fleet-report.md: the reports layer, from cli/wiring.ts). */
+export async function mergeShards(dirs: readonly string[], out: string, renderReport: ReportRenderer, log: (message: string) => void = () => {}): Promise<MergeResult> {
   const { ordered, plan } = checkShards(dirs.map(readShardBundle));
   const first = ordered[0]!;
   const parentDigest = first.plan.shard.parent_plan_digest;
@@ -103,12 +103,8 @@ export async function mergeShards(dirs: readonly string[], out: string, log: (me
   analyzeBundle(bundleDir);
   const fleetFiles = analyzeFleet({ resolved: { ...first.resolved, run_id: runId }, records });
   for (const [name, content] of fleetFiles) writeFileSync(join(bundleDir, name), content);
-  writeFileSync(
-    join(bundleDir, FLEET_REPORT_FILE),
-    renderFleetReport({ title: `${first.resolved.spec.name} (${runId})`, perHostSummary: fleetFiles.get(FLEET_FILES.perHostSummary)!, fleetComparisons: fleetFiles.get(FLEET_FILES.comparisons)!, hosts: fleet.hosts.length }),
-  );
   try {
-    writeReport(bundleDir);
+    renderReport(bundleDir);
   } catch (error) {
     // As in finalize-bundle: a rendering bug must not cost the merged data.
     log(`report rendering failed: ${error instanceof Error ? error.message : error}`);

@@ -4,9 +4,8 @@
  * plan and every one of its trials is recorded as setup_failed, so the failure stays in denominators.
  */
 import { armLabel, type ArmRef } from '../journal/trial-record.ts';
-import type { Executor, ProbeResult, RunContext } from '../contracts/executor.ts';
-import type { BackendName } from '../contracts/executor.ts';
-import { createExecutor } from '../../executors/registry.ts';
+import type { BackendName, Executor, ProbeResult, RunContext } from '../contracts/executor.ts';
+import type { ExecutorFactory } from '../contracts/wiring.ts';
 
 export interface ArmAvailability {
   arm: ArmRef;
@@ -14,10 +13,10 @@ export interface ArmAvailability {
   probe: ProbeResult;
 }
 
-export async function probeArms(arms: ArmRef[]): Promise<ArmAvailability[]> {
+export async function probeArms(arms: ArmRef[], createExecutor: ExecutorFactory): Promise<ArmAvailability[]> {
   const results: ArmAvailability[] = [];
   for (const arm of arms) {
-    const executor = createExecutor(arm.backend as BackendName, arm.variant);
+    const executor = createExecutor(arm.backend, arm.variant);
     if (!executor) {
       results.push({ arm, executor: null, probe: { backend: arm.backend as BackendName, available: false, version: null, details: {}, reason: `no executor adapter for "${arm.backend}" in this build`, fix: 'choose another backend' } });
       continue;

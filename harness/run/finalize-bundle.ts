@@ -11,7 +11,7 @@ import { readManifest, writeManifest } from '../provenance/manifest.ts';
 import type { ResolvedSpec } from '../spec/resolve-spec.ts';
 import { harnessRevision } from '../provenance/host-facts.ts';
 import { analyzeBundle } from '../analyze/index.ts';
-import { writeReport } from '../../reports/index.ts';
+import type { ReportRenderer } from '../contracts/wiring.ts';
 
 export interface FinalizeOptions {
   resolved: ResolvedSpec;
@@ -19,6 +19,7 @@ export interface FinalizeOptions {
   resumed: boolean;
   image: TaskImage;
   log: (message: string) => void;
+  renderReport: ReportRenderer;
 }
 
 function toolVersions(bundleDir: string): Record<string, string> {
@@ -41,7 +42,7 @@ function previousResumeCount(bundleDir: string): number {
 export async function finalizeBundle(bundleDir: string, options: FinalizeOptions): Promise<void> {
   analyzeBundle(bundleDir);
   try {
-    writeReport(bundleDir);
+    options.renderReport(bundleDir);
   } catch (error) {
     // A rendering bug must not cost the recorded data: the CSVs and manifest are still written.
     options.log(`report rendering failed: ${error instanceof Error ? error.message : error}`);

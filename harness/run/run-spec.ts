@@ -13,9 +13,9 @@ import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
 import { serializePlan, type Plan } from '../plan/plan.ts';
 import { loadSpec } from '../spec/load-spec.ts';
 import { applyOverrides, pruneComparisons, specSha256, type ResolvedSpec, type SpecOverrides } from '../spec/resolve-spec.ts';
-import { stateDir } from '../state-dir.ts';
-import { EXPERIMENTS } from '../../experiments/registry.ts';
+import { runScratchDir, stateDir } from '../state-dir.ts';
 import type { Experiment, ExperimentContext } from '../contracts/experiment-kind.ts';
+import type { RunWiring } from '../contracts/wiring.ts';
 import type { RunContext } from '../contracts/executor.ts';
 import { CleanupRegistry } from './cleanup-registry.ts';
 import { bundleExists, newRunId, prepareBundleDir } from './bundle-dir.ts';
@@ -40,6 +40,8 @@ export interface RunRequest {
   /** Run only this shard's blocks of the plan (`--shard i/N`, harness/fleet/shard-plan.ts). */
   shard?: ShardSelector;
   log: (message: string) => void;
+  /** The executor and kind registries, leftover finders and report renderer (cli/wiring.ts). */
+  wiring: RunWiring;
 }
 
 export interface RunResult {
@@ -48,8 +50,8 @@ export interface RunResult {
   records: TrialRecord[];
 }
 
-function experimentFor(spec: Spec): Experiment {
-  const experiment = EXPERIMENTS[spec.experiment];
+function experimentFor(spec: Spec, wiring: RunWiring): Experiment {
+  const experiment = wiring.kindFor(spec.experiment);
   if (!experiment) throw new UserError(`experiment: the "${spec.experiment}" kind is not available in this build`);
   return experiment;
 }
@@ -80,8 +82,8 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   if (!request.specPath) throw new UserError('run: give a spec file (or --resume <bundle>)');
   const loaded = loadSpec(request.specPath);
   const overridden = applyOverrides(request.specPath, loaded.spec, request.overrides);
-  const experiment = experimentFor(overridden);
-  const availability = await probeArms(experiment.executorArms(overridden));
+  const experiment = experimentFor(overridden, request.wiring);
+  const availability = await probeArms(experiment.executorArms(overridden), request.wiring.createExecutor);
   const kept = keepAvailableArms(overridden, availability, request.requireAll);
   for (const entry of kept.skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
   const fullPlan = experiment.plan(kept.spec);
@@ -106,8 +108,8 @@ async function startResume(request: RunRequest): Promise<StartedRun> {
   if (!bundleExists(bundleDir)) throw new UserError(`--resume ${bundleDir}: not a sandbench bundle (no plan.json / resolved-spec.json)`);
   const resolved = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), 'utf8')) as ResolvedSpec;
   const plan = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
-  const experiment = experimentFor(resolved.spec);
-  const availability = await probeArms(experiment.executorArms(resolved.spec));
+  const experiment = experimentFor(resolved.spec, request.wiring);
+  const availability = await probeArms(experiment.executorArms(resolved.spec), request.wiring.createExecutor);
   const missing = availability.filter((a) => !a.probe.available);
   if (missing.length > 0) throw new UserError(`--resume: arm ${armLabel(missing[0]!.arm)} is no longer available (${missing[0]!.probe.reason})`);
   return { bundleDir, resolved, plan, experiment, availability, resumed: true };
@@ -137,11 +139,11 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   }
   const done = new Set(existing.records.map((record) => record.trial_id));
   const cleanup = new CleanupRegistry(resolved.run_id);
-  if (started.resumed) await removeLeftoversOfRun(resolved.run_id, request.log);
+  if (started.resumed) await removeLeftoversOfRun(resolved.run_id, request);
   // A live run holds this lock, so `sandbench clean` never touches it.
   cleanup.register('process', 'run lock', acquireRunLock(stateDir(), resolved.run_id));
   // Every per-run scratch path lives under this directory (named with the run id, so `clean` finds it).
-  const runScratch = join(stateDir(), 'tmp', `sandbench-${resolved.run_id}`);
+  const runScratch = runScratchDir(stateDir(), resolved.run_id);
   cleanup.register('tempdir', runScratch, () => rmSync(runScratch, { recursive: true, force: true }));
   const image = await ensureTaskImage(stateDir(), resolved.spec.image, request.log);
   const run: RunContext = { runId: resolved.run_id, image, stateDir: stateDir(), cleanup, log: request.log, options: { dockerHost: request.dockerHost ?? process.env.DOCKER_HOST } };
@@ -190,14 +192,14 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
     removeHandlers();
   }
   const complete = !interruptedBy && records.length >= plan.trials.length;
-  await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log });
+  await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log, renderReport: request.wiring.renderReport });
   return { bundleDir, interruptedBy, records };
 }
 
 /** A run killed with -9 leaves its trial's processes, container or mounts behind; resume removes them first. */
-async function removeLeftoversOfRun(runId: string, log: (message: string) => void): Promise<void> {
-  for (const leftover of await findLeftovers({ stateDir: stateDir(), runId })) {
-    log(`resume: removing leftover of the killed run: ${leftover.kind} ${leftover.id}`);
+async function removeLeftoversOfRun(runId: string, request: RunRequest): Promise<void> {
+  for (const leftover of await findLeftovers({ stateDir: stateDir(), runId, sources: request.wiring.leftoverSources })) {
+    request.log(`resume: removing leftover of the killed run: ${leftover.kind} ${leftover.id}`);
     await leftover.remove();
   }
 }

@@ -11,13 +11,13 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireRunLock } from '../../harness/run/run-lock.ts';
 import { runIdIn } from '../../harness/clean/run-ids.ts';
-import { stateDir } from '../../harness/state-dir.ts';
+import { runScratchDir, stateDir } from '../../harness/state-dir.ts';
 import { sandbench } from '../support/cli.ts';
 
 const stamp = `${Date.now().toString(36)}`;
 const deadId = `20261130T000000Z-cleantest-dead-${stamp}`;
 const liveId = `20261130T000000Z-cleantest-live-${stamp}`;
-const scratch = (id: string) => join(stateDir(), 'tmp', `sandbench-${id}`);
+const scratch = (id: string) => runScratchDir(stateDir(), id);
 
 /** A process re-parented away from us (double fork), like a trial tree after kill -9 of its harness. */
 async function orphanSleeping(cwd: string, seconds: number, env: Record<string, string> = {}): Promise<number> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { analyzeFleet, FLEET_FILES, HOST_FACT } from '../../harness/fleet/fleet-analysis.ts';
 import { analyzeRecords } from '../../harness/analyze/index.ts';
-import { renderFleetReport } from '../../harness/fleet/fleet-report.ts';
+import { renderFleetReport } from '../../reports/fleet/fleet-report.ts';
 import { plan, record, resolved } from './fleet-fixtures.ts';
 
 function rows(csv: string): Record<string, string>[] {

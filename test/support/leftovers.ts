@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { stateDir } from '../../harness/state-dir.ts';
+import { runScratchDir, stateDir } from '../../harness/state-dir.ts';
 
 export async function leftoversOf(runId: string, processMarker?: string): Promise<string[]> {
   const found: string[] = [];
@@ -18,7 +18,7 @@ export async function leftoversOf(runId: string, processMarker?: string): Promis
   const podman = await execa('podman', ['ps', '-a', '--filter', `label=sandbench.run_id=${runId}`, '--format', '{{.Names}}'], { reject: false });
   if (podman.exitCode === 0) for (const name of podman.stdout.split('\n').filter(Boolean)) found.push(`podman container: ${name}`);
   for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) if (line.includes(runId)) found.push(`mount: ${line}`);
-  const scratch = join(stateDir(), 'tmp', `sandbench-${runId}`);
+  const scratch = runScratchDir(stateDir(), runId);
   if (existsSync(scratch)) found.push(`tempdir: ${scratch}`);
   return found;
 }

@@ -4,7 +4,7 @@
  * only deserializes the heap. Built by preparer-bundle.ts; argv has no script path, hence the shim.
  */
 import { startupSnapshot } from 'node:v8';
-import { runReplayCli } from '../../cli/commands/replay.ts';
+import { runReplayCli } from './commands/replay.ts';
 
 startupSnapshot.setDeserializeMainFunction(() => {
   void runReplayCli([process.argv[0]!, 'sandbench-replay', ...process.argv.slice(1)]);

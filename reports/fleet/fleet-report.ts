@@ -3,7 +3,11 @@
  * comparisons within each host, and the combined stratified estimate — rendered from the fleet CSVs
  * so the numbers are the files' own. Pure: CSV text in, markdown out.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Papa from 'papaparse';
+import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
+import { FLEET_FILES } from '../../harness/fleet/fleet-analysis.ts';
 
 export const FLEET_REPORT_FILE = 'fleet-report.md';
 
@@ -58,4 +62,17 @@ export function renderFleetReport(input: { title: string; perHostSummary: string
     '',
   ];
   return out.join('\n');
+}
+
+/** Writes fleet-report.md into a merged bundle from its own fleet files (no-op for a bundle that is not a merge). */
+export function writeFleetReport(bundleDir: string): void {
+  const read = (name: string) => (existsSync(join(bundleDir, name)) ? readFileSync(join(bundleDir, name), 'utf8') : null);
+  const perHostSummary = read(FLEET_FILES.perHostSummary);
+  const fleetComparisons = read(FLEET_FILES.comparisons);
+  const fleet = read(BUNDLE_FILES.fleet);
+  if (perHostSummary === null || fleetComparisons === null || fleet === null) return;
+  const resolved = JSON.parse(read(BUNDLE_FILES.resolvedSpec) ?? '{}') as { run_id?: string; spec?: { name?: string } };
+  const hosts = (JSON.parse(fleet) as { hosts?: unknown[] }).hosts?.length ?? 0;
+  const title = `${resolved.spec?.name ?? 'fleet'} (${resolved.run_id ?? '?'})`;
+  writeFileSync(join(bundleDir, FLEET_REPORT_FILE), renderFleetReport({ title, perHostSummary, fleetComparisons, hosts }));
 }

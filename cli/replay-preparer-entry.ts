@@ -1,4 +1,4 @@
 /** Process entry of the replay preparer alone (bundled to plain JS for timed attempts, see preparer-bundle.ts). */
-import { runReplayCli } from '../../cli/commands/replay.ts';
+import { runReplayCli } from './commands/replay.ts';
 
 await runReplayCli(process.argv);
