@@ -151,8 +151,16 @@ export function createHandler(deps: HandlerDeps) {
       user_agent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
     };
     let clientClosed = false;
+    // ends this reply's paced waits when its client leaves or the service closes, freeing the slot at once
+    const stop = new AbortController();
+    const onClosing = () => stop.abort();
+    deps.closing.addEventListener('abort', onClosing);
     res.on('close', () => {
-      if (!res.writableFinished) clientClosed = true;
+      deps.closing.removeEventListener('abort', onClosing);
+      if (!res.writableFinished) {
+        clientClosed = true;
+        stop.abort();
+      }
     });
     const body = await readBody(req).catch(() => Buffer.alloc(0));
     // replaced by the time a generation request joins the queue (after its reply is decided)
@@ -269,13 +277,13 @@ export function createHandler(deps: HandlerDeps) {
       const dueNs = (tokenIndex: number) => baseNs + BigInt(Math.round((tokenIndex + 1) * perTokenNs));
       res.writeHead(rendered.status, headers);
       for (const frame of rendered.frames) {
-        if (frame.tokenIndex !== null) await sleepUntil(dueNs(frame.tokenIndex), deps.closing);
-        if (clientClosed || res.destroyed || deps.closing.aborted) break;
+        if (frame.tokenIndex !== null) await sleepUntil(dueNs(frame.tokenIndex), stop.signal);
+        if (stop.signal.aborted || res.destroyed) break;
         written.push(frame.data);
         res.write(frame.data);
       }
       // the reply occupies its slot for its full service time even if its last frame was early
-      await sleepUntil(dueNs(decision.tokens - 1), deps.closing);
+      await sleepUntil(dueNs(decision.tokens - 1), stop.signal);
       await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.end(resolve)));
     } finally {
       const tEnd = process.hrtime.bigint();
