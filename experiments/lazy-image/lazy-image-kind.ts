@@ -5,8 +5,8 @@
  * launch with timings from the host clock and the bytes the serving side counted for that launch.
  */
 import { join } from 'node:path';
-import { createEmptyStore, launchFullShell, pullImage, runrootPath } from '../../services/lazy-content/full-client.ts';
-import { launchLazyShell, mountLazyRoot } from '../../services/lazy-content/lazy-client.ts';
+import { createEmptyStore, launchFullShell, pullImage, runrootPath } from './full-client.ts';
+import { launchLazyShell, mountLazyRoot } from './lazy-client.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { LAZY_TASK_ARGV, launchFailure, observeLaunch } from './launch-observation.ts';

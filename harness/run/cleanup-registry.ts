@@ -19,6 +19,8 @@ interface Entry extends ResourceHandle {
 
 /** Label key put on containers and images the harness creates. */
 export const RUN_LABEL = 'sandbench.run_id';
+/** Environment variable that tags a helper process with its run id, for `clean` (a helper may name nothing else in argv or cwd). */
+export const RUN_ID_ENV = 'SANDBENCH_RUN_ID';
 
 export class CleanupRegistry {
   private readonly entries = new Map<number, Entry>();

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import type { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { startCountingProxy, type CountingProxy } from './counting-proxy.ts';
-import { RUN_ID_ENV } from './lazy-client.ts';
+import { RUN_ID_ENV } from '../../harness/run/cleanup-registry.ts';
 import { processAlive } from './mount-table.ts';
 import { OCI_MANIFEST_TYPE, type OciBlob, type OciImage } from './oci-image.ts';
 

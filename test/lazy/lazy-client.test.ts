@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContentService, type ContentService } from '../../services/lazy-content/content-service.ts';
-import { launchLazyShell, mountLazyRoot } from '../../services/lazy-content/lazy-client.ts';
+import { launchLazyShell, mountLazyRoot } from '../../experiments/lazy-image/lazy-client.ts';
 import { mountsUnder, processAlive } from '../../services/lazy-content/mount-table.ts';
 import { ensureSquashfsImage, type SquashfsImage } from '../../services/lazy-content/squashfs-image.ts';
 import { ensureTaskImage } from '../../harness/image/ensure-image.ts';

@@ -14,7 +14,7 @@ import type { RunningTrial } from '../../harness/contracts/executor.ts';
 import { spawnTrial } from '../../executors/spawn-trial.ts';
 import type { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { RUN_LABEL } from '../../harness/run/cleanup-registry.ts';
-import { mountsUnder } from './mount-table.ts';
+import { mountsUnder } from '../../services/lazy-content/mount-table.ts';
 
 export interface PodmanStore {
   root: string;

@@ -14,8 +14,8 @@ import { execa, type ResultPromise } from 'execa';
 import type { RunningTrial } from '../../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from '../../executors/launch-prefix.ts';
 import { spawnTrial } from '../../executors/spawn-trial.ts';
-import type { CleanupRegistry, ResourceHandle } from '../../harness/run/cleanup-registry.ts';
-import { mountsUnder, processAlive } from './mount-table.ts';
+import { RUN_ID_ENV, type CleanupRegistry, type ResourceHandle } from '../../harness/run/cleanup-registry.ts';
+import { mountsUnder, processAlive } from '../../services/lazy-content/mount-table.ts';
 
 /** Poll interval while waiting for httpfs2's FUSE file: short, because it is inside the cold timing. */
 const FUSE_POLL_MS = 1;
@@ -26,7 +26,6 @@ const NAMESPACE_TIMEOUT_MS = 5000;
  * Set on every process the lazy client and registry leave running, so `sandbench clean` can find
  * them by run id (in /proc/<pid>/environ) after a harness killed with -9: `sleep infinity` names nothing.
  */
-export const RUN_ID_ENV = 'SANDBENCH_RUN_ID';
 
 export interface LazyMount {
   /** The loop-mounted squashfs: the shell's root. */

@@ -1,0 +1,62 @@
+/**
+ * The layer rule (docs/architecture.md): harness/ imports nothing above it; executors/, services/
+ * and reports/ import only harness/; experiments/ import harness/, executors/ and services/; only
+ * cli/ wires everything. Type-only, side-effect and dynamic imports count as edges too.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LAYER_RULE, layerViolations, tsFiles } from './import-graph.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+describe('layers only point down', () => {
+  for (const layer of Object.keys(LAYER_RULE)) {
+    it(`${layer}/ imports only ${LAYER_RULE[layer]!.length > 0 ? LAYER_RULE[layer]!.join(', ') : 'itself'} (and libraries)`, () => {
+      const files = tsFiles(ROOT, layer);
+      expect(files.length).toBeGreaterThan(3);
+      expect(layerViolations(ROOT, files)).toEqual([]);
+    });
+  }
+
+  it('no generic module names a kind: kind-specific logic lives in the kind\'s folder', () => {
+    const kinds = ['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'command', 'isolation'];
+    const generic = [...tsFiles(ROOT, 'harness'), ...tsFiles(ROOT, 'reports')].filter((f) => !f.startsWith('harness/spec/'));
+    const offenders = generic.flatMap((file) => {
+      const source = readSource(file);
+      return kinds.filter((kind) => new RegExp(`===\\s*'${kind}'|'${kind}'\\s*===`).test(source)).map((kind) => `${file} compares with '${kind}'`);
+    });
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('the checker can fail', () => {
+  const fixture = mkdtempSync(join(tmpdir(), 'sandbench-layer-rule-'));
+  afterAll(() => rmSync(fixture, { recursive: true, force: true }));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(fixture, path)), { recursive: true });
+    writeFileSync(join(fixture, path), text);
+  };
+
+  it('flags value, type-only, side-effect and dynamic upward imports, and allows downward ones', () => {
+    write('executors/e.ts', "import { h } from '../harness/h.ts';\nexport const e = h;\n");
+    write('harness/h.ts', "export const h = 1;\n");
+    write('harness/value.ts', "import { e } from '../executors/e.ts';\n");
+    write('harness/types.ts', "import type { E } from '../experiments/k.ts';\n");
+    write('harness/effect.ts', "import '../experiments/k.ts';\n");
+    write('reports/dynamic.ts', "const m = await import('../executors/e.ts');\n");
+    write('experiments/k.ts', "import { e } from '../executors/e.ts';\nexport type E = typeof e;\n");
+    const all = ['executors/e.ts', 'harness/h.ts', 'harness/value.ts', 'harness/types.ts', 'harness/effect.ts', 'reports/dynamic.ts', 'experiments/k.ts'];
+    expect(layerViolations(fixture, all).sort()).toEqual([
+      'harness/effect.ts -> experiments/k.ts',
+      'harness/types.ts -> experiments/k.ts (type-only)',
+      'harness/value.ts -> executors/e.ts',
+      'reports/dynamic.ts -> executors/e.ts',
+    ]);
+  });
+});
+
+function readSource(file: string): string {
+  return readFileSync(join(ROOT, file), 'utf8');
+}
