@@ -6,20 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersOfRun, IMAGE_LABEL, taskImageTag } from '../../executors/container-common.ts';
 import { createDockerExecutor, dockerCli, type DockerExecutor } from '../../executors/docker.ts';
 import { acquireDockerd, dockerdPaths, engineAnswers, startedByFile } from '../../executors/dockerd-manager.ts';
+import { isAlive } from '../../harness/controls/proc-tree.ts';
 import { containerCases } from './container-harness.ts';
 import { makeTestRun, type TestRun } from '../support/trial-fixture.ts';
 
 const probe = await createDockerExecutor().probe();
 const external = Boolean(process.env.DOCKER_HOST);
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('dockerd paths', () => {
   it('keep every unix socket under the 108-byte limit, moving them to /tmp for a long $SANDBENCH_HOME', () => {
