@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   noop: () => runNoopBench(),
   analyze: async () => (await import('./analyze.bench.ts')).runAnalyzeBench(),
   density: async () => (await import('./density.bench.ts')).runDensityBench(),
+  model: async () => (await import('./model.bench.ts')).runModelBench(),
 };
 
 const selected = process.argv.slice(2).filter((name) => name !== '--');

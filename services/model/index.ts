@@ -31,7 +31,6 @@ import { existsSync, chmodSync, mkdirSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
 import { SlotQueue } from './capacity.ts';
 import { ModelJournal } from './journal.ts';
 import { loadModelScript, type ModelScript } from './script.ts';
@@ -42,8 +41,8 @@ export { MODEL_JOURNAL_SCHEMA, TIMING_FIELDS, type ModelJournalEntry } from './j
 export type { ServiceStats } from './server.ts';
 
 export const MODEL_SOCKET_NAME = 'model.sock';
-/** The journal's file name in a bundle (harness bundle layout). */
-export const MODEL_JOURNAL_FILE = BUNDLE_FILES.modelJournal;
+/** The journal's file name in a bundle; the bundle layout lists it too (harness/bundle/layout.ts BUNDLE_FILES.modelJournal). */
+export const MODEL_JOURNAL_FILE = 'model-journal.jsonl';
 /** Where sandboxes see the bind-mounted socket, and the forwarder's default port. */
 export const SANDBOX_SOCKET_PATH = '/run/sandbench/model.sock';
 export const SANDBOX_MODEL_PORT = 18080;
