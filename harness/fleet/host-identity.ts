@@ -2,7 +2,9 @@
  * Which machine a shard ran on. Host is a blocking factor of a fleet campaign (timings from two
  * machines are never pooled), so every shard records it and `merge` stamps it on every trial.
  * On Kubernetes the pod's hostname and /etc/machine-id belong to the container, not the node, so
- * the Job manifest passes the node name through the downward API (SANDBENCH_NODE_NAME).
+ * the Job manifest passes the node name through the downward API (SANDBENCH_NODE_NAME). Under Slurm
+ * the batch step runs on the node itself and slurmd names the node (SLURMD_NODENAME); several
+ * slurmd may share one machine (a test cluster), so the node name, not the machine id, is the host.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -13,8 +15,45 @@ export interface HostIdentity {
   hostname: string;
   /** /etc/machine-id (systemd's stable per-install id); null when the file is absent or empty. */
   machine_id: string | null;
-  /** The Kubernetes node (downward API spec.nodeName); null outside a cluster. */
+  /** The Kubernetes node (downward API spec.nodeName) or the Slurm node (SLURMD_NODENAME); null outside a cluster. */
   node_name: string | null;
+  /** Present only when the shard started inside a Slurm job: which job and array task ran it first. */
+  slurm?: SlurmIdentity;
+}
+
+/**
+ * The Slurm job that started a shard (recorded once, when plan.json is written; a requeued task
+ * resumes that bundle, so these are the first attempt's ids — its log is <name>-<array>_<task>.out).
+ */
+export interface SlurmIdentity {
+  cluster: string | null;
+  node_name: string;
+  job_id: string;
+  array_job_id: string | null;
+  array_task_id: number | null;
+  restart_count: number;
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+/** The Slurm job this process runs in, from the variables slurmd sets in every batch step; null outside one. */
+export function readSlurmIdentity(env: NodeJS.ProcessEnv = process.env): SlurmIdentity | null {
+  const jobId = nonEmpty(env.SLURM_JOB_ID);
+  const node = nonEmpty(env.SLURMD_NODENAME);
+  if (!jobId || !node) return null;
+  const task = nonEmpty(env.SLURM_ARRAY_TASK_ID);
+  const restarts = Number(nonEmpty(env.SLURM_RESTART_COUNT) ?? '0');
+  return {
+    cluster: nonEmpty(env.SLURM_CLUSTER_NAME),
+    node_name: node,
+    job_id: jobId,
+    array_job_id: nonEmpty(env.SLURM_ARRAY_JOB_ID),
+    array_task_id: task !== null && /^\d+$/.test(task) ? Number(task) : null,
+    restart_count: Number.isInteger(restarts) && restarts >= 0 ? restarts : 0,
+  };
 }
 
 function machineId(): string | null {
@@ -27,8 +66,10 @@ function machineId(): string | null {
 }
 
 export function readHostIdentity(env: NodeJS.ProcessEnv = process.env): HostIdentity {
-  const node = env[NODE_NAME_ENV]?.trim();
-  return { hostname: hostname(), machine_id: machineId(), node_name: node ? node : null };
+  const slurm = readSlurmIdentity(env);
+  // An explicit SANDBENCH_NODE_NAME (Kubernetes' downward API) wins over Slurm's.
+  const node = nonEmpty(env[NODE_NAME_ENV]) ?? slurm?.node_name ?? null;
+  return { hostname: hostname(), machine_id: machineId(), node_name: node, ...(slurm ? { slurm } : {}) };
 }
 
 /**
