@@ -46,6 +46,10 @@ export interface TrialControls {
   cpus: string | null;
   /** Memory limit in MiB (containers: --memory; VMs: guest RAM); null = none. */
   memoryMiB: number | null;
+  /** VMs under TCG: translation-cache size, MiB (`-accel tcg,tb-size=`); absent = the executor's default. */
+  tcgTbSizeMiB?: number;
+  /** VM CPU model under emulation (`qemu64`, `max`); absent/null = the accelerator's default. Other backends ignore it. */
+  cpuModel?: string | null;
 }
 
 /**
@@ -78,6 +82,40 @@ export interface TaskCommand {
   env: Record<string, string>;
   /** 'pipe' keeps stdin open for barrier messages (density GO). */
   stdin: 'pipe' | 'none';
+  /** Host directories shown read-only inside the sandbox (tool layers); targets below SANDBOX_MOUNT_ROOT. */
+  mounts?: SandboxMount[];
+  /** One host service the task may reach; every other destination stays unreachable. */
+  service?: ServiceEndpoint;
+}
+
+/** Extra mounts live below this directory inside every sandbox (VM guests mount a tmpfs there). */
+export const SANDBOX_MOUNT_ROOT = '/run/sandbench';
+
+export interface SandboxMount {
+  /** Host directory. */
+  source: string;
+  /** Absolute path inside the sandbox, below SANDBOX_MOUNT_ROOT. The host backend has no mount
+   *  namespace: it rewrites argv words and env values that start with a target to the source. */
+  target: string;
+  /** Stable identity of the source's content (version or digest): backends that copy it into an
+   *  image (VM disks) cache the copy under this key, so it must change when the content does. */
+  contentKey: string;
+}
+
+/**
+ * A host service on a Unix socket. Inside the sandbox the task finds it through the environment:
+ * `SANDBENCH_SERVICE_URL=http://HOST:PORT` when the backend gives a direct TCP path (host: the
+ * service's own TCP listener; VMs: a guestfwd to the socket), otherwise
+ * `SANDBENCH_SERVICE_SOCKET=<path inside>` (namespaces, containers: the socket bind-mounted at
+ * SANDBOX_MOUNT_ROOT/<name>.sock, for an in-sandbox TCP forwarder the task starts itself).
+ */
+export interface ServiceEndpoint {
+  /** Short name ([a-z0-9-]+): the socket's file name inside the sandbox. */
+  name: string;
+  /** Host path of the listening Unix socket. */
+  socketPath: string;
+  /** The service's loopback TCP listener on the host, if it has one (used by the host backend only). */
+  tcp?: { host: string; port: number };
 }
 
 /** Where the sandbox's /workspace lives on the host, and whether the backend claims to stage writes. */
@@ -118,6 +156,21 @@ export interface RunningTrial {
   kill(reason: string): Promise<void>;
   /** Host PIDs of the launched tree's root processes (for budget membership checks). */
   rootPids(): number[];
+  /** How this launch was timed (the trial record's `facts.timing`). */
+  timing?: TimingPath;
+}
+
+/**
+ * Which clock path stamped a launch (issue 14): the native launcher (pre-vfork, epoll and waitid
+ * stamps, with its no-op floor measured at run start) or Node's own spawn (the fallback, with why).
+ */
+export interface TimingPath {
+  path: 'launcher' | 'node';
+  fallback_reason?: string;
+  /** Median / MAD of the run-start no-op launches through the launcher, ms, and how many. */
+  floor_median_ms?: number;
+  floor_mad_ms?: number;
+  floor_n?: number;
 }
 
 /** What the task changed, relative to /workspace. */
