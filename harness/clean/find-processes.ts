@@ -1,13 +1,13 @@
 /**
  * Processes left by killed runs. A trial tree is spawned detached (its own process group), so a
  * harness killed with -9 leaves it running, re-parented away from the harness. A process belongs
- * to run R when its working directory or argv is under `$SANDBENCH_HOME/tmp/sandbench-R/`, or its
+ * to run R when its working directory or argv is under a scratch root's `sandbench-R/` (harness/state-dir.ts scratchRoots), or its
  * argv/environment mentions `sandbench-R` (qemu `-name sandbench-R-<trial>`, container names) or
  * its environment has SANDBENCH_RUN_ID=R.
  * Members of a matched trial's process group belong to it too.
  */
-import { join } from 'node:path';
 import { processStartTicks } from '../run/run-lock.ts';
+import { scratchRoots } from '../state-dir.ts';
 import { procTable, selfAndAncestors, type ProcInfo } from './proc-table.ts';
 import { runIdIn, UNKNOWN_RUN } from './run-ids.ts';
 
@@ -20,13 +20,15 @@ export interface ProcessMatch {
   attached: boolean;
 }
 
-function scratchRunId(path: string, tmpRoot: string): string | null {
-  const prefix = `${tmpRoot}/sandbench-`;
-  const at = path.indexOf(prefix);
-  if (at === -1) return null;
-  const rest = path.slice(at + prefix.length);
-  const id = rest.split(/[/\s\0]/)[0];
-  return id ? id : null;
+function scratchRunId(path: string, tmpRoots: readonly string[]): string | null {
+  for (const tmpRoot of tmpRoots) {
+    const prefix = `${tmpRoot}/sandbench-`;
+    const at = path.indexOf(prefix);
+    if (at === -1) continue;
+    const id = path.slice(at + prefix.length).split(/[/\s\0]/)[0];
+    if (id) return id;
+  }
+  return null;
 }
 
 /** Long-lived helpers whose argv names nothing (e.g. the lazy client's `sleep infinity`) carry the run id in their environment. */
@@ -38,11 +40,11 @@ function envRunId(environ: string): string | null {
   return id ? id : null;
 }
 
-function matchRun(info: ProcInfo, tmpRoot: string, known: readonly string[]): string | null {
+function matchRun(info: ProcInfo, tmpRoots: readonly string[], known: readonly string[]): string | null {
   return (
     envRunId(info.environ) ??
-    scratchRunId(`${info.cwd}/`, tmpRoot) ??
-    scratchRunId(info.cmdline, tmpRoot) ??
+    scratchRunId(`${info.cwd}/`, tmpRoots) ??
+    scratchRunId(info.cmdline, tmpRoots) ??
     (info.cmdline.includes('sandbench-') ? runIdIn(info.cmdline, known) : null) ??
     (info.environ.includes('sandbench-') ? runIdIn(info.environ, known) : null)
   );
@@ -53,11 +55,11 @@ const isNode = (info: ProcInfo | undefined) => info !== undefined && (info.comm 
 export function findProcesses(stateDir: string, known: readonly string[]): ProcessMatch[] {
   const table = procTable();
   const protectedPids = selfAndAncestors(table);
-  const tmpRoot = join(stateDir, 'tmp');
+  const tmpRoots = scratchRoots(stateDir);
   const matched = new Map<number, string>();
   for (const info of table.values()) {
     if (protectedPids.has(info.pid) || info.pid === 1 || info.state === 'Z') continue;
-    const runId = matchRun(info, tmpRoot, known);
+    const runId = matchRun(info, tmpRoots, known);
     if (runId) matched.set(info.pid, runId);
   }
   // Whole process groups of matched group leaders (a trial's detached tree).
