@@ -7,6 +7,7 @@ import { createDockerExecutor } from './docker.ts';
 import { createQemuMicrovmExecutor } from './qemu-microvm.ts';
 import { createQemuQ35Executor } from './qemu-q35.ts';
 import { createPvisorExecutor } from './pvisor.ts';
+import { timingDetails } from './launch/timing-session.ts';
 
 export type ExecutorFactory = (variant: string | null) => Executor;
 
@@ -22,5 +23,21 @@ export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> =
 
 export function createExecutor(backend: BackendName, variant: string | null): Executor | null {
   const factory = EXECUTOR_FACTORIES[backend];
-  return factory ? factory(variant) : null;
+  return factory ? withTimingDetails(factory(variant)) : null;
+}
+
+/**
+ * Every backend here launches through spawnTrial, so its probe also states the run's timing path and
+ * the launcher's calibrated floor: probing is the first thing a run (and `doctor`) does, which makes
+ * it the run-start calibration, and the details land in environment.json and doctor's lines.
+ */
+function withTimingDetails(executor: Executor): Executor {
+  const probe = executor.probe.bind(executor);
+  return {
+    ...executor,
+    async probe() {
+      const result = await probe();
+      return result.available ? { ...result, details: { ...result.details, ...(await timingDetails()) } } : result;
+    },
+  };
 }

@@ -67,6 +67,7 @@ export function withGuestConsole(running: RunningTrial): RunningTrial {
 
   return {
     tSpawnNs: running.tSpawnNs,
+    timing: running.timing,
     lines: visible,
     onLine(listener) {
       for (const line of visible) listener(line);
