@@ -5,15 +5,20 @@
  *   2. no tools in the request (title/summary side call) → the script's side_reply text;
  *   3. otherwise turn = number of tool results so far; a shell turn becomes a call of the
  *      request's own shell tool, a text turn the final text — or, when the prompt carries
- *      mini-swe-agent's submit marker, its submit tool call (mini ends only on that).
+ *      mini-swe-agent's submit marker, its submit tool call (mini ends only on that); a fail
+ *      turn an HTTP error (fault injection: the model service failing, for the rollout kind).
  */
 import { MINI_SUBMIT_MARKER, type ModelScript, type ScriptTask } from './script.ts';
 import type { RequestView } from './request-view.ts';
 import { buildShellCall, ToolMismatchError } from './shell-tool.ts';
 
-export type ReplyKind = 'tool' | 'text' | 'submit' | 'side';
+export type ReplyKind = 'tool' | 'text' | 'submit' | 'side' | 'fail';
 
-export type Reply = { kind: 'tool' | 'submit'; toolName: string; arguments: string } | { kind: 'text' | 'side'; text: string };
+export type Reply =
+  | { kind: 'tool' | 'submit'; toolName: string; arguments: string }
+  | { kind: 'text' | 'side'; text: string }
+  /** A scripted upstream failure (fault injection): HTTP `status` in the protocol's error shape. */
+  | { kind: 'fail'; status: number; message: string };
 
 export type CallReply = Extract<Reply, { toolName: string }>;
 
@@ -32,7 +37,7 @@ export interface Decision {
   /** Turn index that answered (null for side replies). */
   turn: number | null;
   reply: Reply;
-  /** Output tokens of the reply (sets its service time). */
+  /** Output tokens of the reply (sets its service time); 0 for a fail reply (it takes base_ms only). */
   tokens: number;
 }
 
@@ -91,6 +96,10 @@ export function decide(script: ModelScript, view: RequestView, pathTask: string 
     if (error instanceof ToolMismatchError) throw new ScriptReplyError('tool_mismatch', `script "${script.id}" task "${task.id}" turn ${index}: ${error.message}`, task.id, index);
     throw error;
   };
+  if ('fail' in turn) {
+    const message = turn.message ?? `scripted failure (script "${script.id}" task "${task.id}" turn ${index})`;
+    return { taskId: task.id, turn: index, reply: { kind: 'fail', status: turn.fail, message }, tokens: 0 };
+  }
   if ('shell' in turn) {
     let call;
     try {

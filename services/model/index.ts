@@ -10,16 +10,20 @@
  *     baseMs: 50,          // service time = baseMs + perTokenMs × tokens of the scripted reply
  *     perTokenMs: 2,       //   (streamed: token i is written at start + baseMs + (i+1) × perTokenMs)
  *     journalPath,         // JSONL model-traffic journal; default <socketDir>/model-journal.jsonl
+ *                          //   (kinds: join(bundleDir, MODEL_JOURNAL_FILE), so it is part of the bundle)
  *     log: (line) => …,    // rejected and failed requests (default: silent; the journal has them all)
  *   });
  *   service.socketPath, service.port (null without `port`), service.journalPath, service.script
- *   service.stats()       // requests, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active, queued
+ *   service.stats()       // slots, uptimeMs, requests, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active, queued
  *   await service.close() // stops both listeners, ends open streams, fsyncs and closes the journal, removes the socket
  *
  * Reaching it: a client's base URL is http://127.0.0.1:PORT (host, or the in-sandbox forwarder
  * services/model/forwarder.py from 127.0.0.1:PORT to the bind-mounted socket). A task other than
  * the script's default is named by a path prefix: base URL http://127.0.0.1:PORT/t/<task-id>
  * (then /v1/responses, /v1/chat/completions, /v1/messages follow as each CLI appends them).
+ *
+ * Reading it back: readModelJournal(path) → { entries, tornTail } (every line validated).
+ * Scripts: parseModelScript(value, name) / loadModelScript(path); turns {shell}, {text}, {fail: 503}.
  *
  * Replies are chosen statelessly from each request (see decide.ts); identical requests get
  * byte-identical replies (ids derive from the request digest, no wall time in bodies).
@@ -37,7 +41,7 @@ import { loadModelScript, type ModelScript } from './script.ts';
 import { createHandler, type ServiceStats } from './server.ts';
 
 export { loadModelScript, parseModelScript, ModelScriptError, MODEL_SCRIPT_SCHEMA, MINI_SUBMIT_MARKER, type ModelScript, type ModelScriptInput } from './script.ts';
-export { MODEL_JOURNAL_SCHEMA, TIMING_FIELDS, type ModelJournalEntry } from './journal.ts';
+export { MODEL_JOURNAL_SCHEMA, ModelJournalEntrySchema, readModelJournal, TIMING_FIELDS, type ModelJournalEntry, type ModelJournalContents } from './journal.ts';
 export type { ServiceStats } from './server.ts';
 
 export const MODEL_SOCKET_NAME = 'model.sock';

@@ -34,7 +34,15 @@ const TextTurnSchema = z
   })
   .strict();
 
-export const TurnSchema = z.union([ShellTurnSchema, TextTurnSchema]);
+const FailTurnSchema = z
+  .object({
+    /** Fault injection: answer with this HTTP status in the protocol's error shape, after base_ms in a slot (an upstream failing). */
+    fail: z.number().int().min(400).max(599),
+    message: z.string().optional(),
+  })
+  .strict();
+
+export const TurnSchema = z.union([ShellTurnSchema, TextTurnSchema, FailTurnSchema]);
 
 const TaskSchema = z
   .object({
@@ -46,8 +54,8 @@ const TaskSchema = z
   .strict()
   .superRefine((task, ctx) => {
     const last = task.turns[task.turns.length - 1];
-    if (last && !('text' in last)) {
-      ctx.addIssue({ code: 'custom', path: ['turns', task.turns.length - 1], message: 'the last turn must be a final `text` turn, so the agent loop ends' });
+    if (last && 'shell' in last) {
+      ctx.addIssue({ code: 'custom', path: ['turns', task.turns.length - 1], message: 'the last turn must be a final `text` turn (or a `fail` turn), so the agent loop ends' });
     }
   });
 

@@ -20,6 +20,9 @@ export interface Timing {
 }
 
 export interface ServiceStats {
+  slots: number;
+  /** Since the service started (host monotonic), for utilization = busySlotMs ÷ (slots × uptimeMs). */
+  uptimeMs: number;
   requests: number;
   /** Generation requests answered with a scripted reply in full. */
   generations: number;
@@ -82,24 +85,36 @@ export interface HandlerDeps {
   closing: AbortSignal;
 }
 
-/** Sleep until a host-monotonic deadline; deadlines are absolute, so pacing error never accumulates. */
+/**
+ * Sleep until a host-monotonic deadline; deadlines are absolute, so pacing error never accumulates.
+ * Never early: libuv timers run on a loop clock cached per iteration and can fire a little before
+ * the hrtime deadline, so the wait re-arms until hrtime has passed it (the last < 1 ms on setImmediate).
+ */
 function sleepUntil(deadlineNs: bigint, signal: AbortSignal): Promise<void> {
-  const remainingMs = Number(deadlineNs - process.hrtime.bigint()) / 1e6;
-  if (remainingMs <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
     const done = () => {
-      clearTimeout(timer);
+      if (timer !== null) {
+        clearTimeout(timer as NodeJS.Timeout);
+        clearImmediate(timer as NodeJS.Immediate);
+      }
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, remainingMs);
+    const arm = () => {
+      const remainingMs = Number(deadlineNs - process.hrtime.bigint()) / 1e6;
+      if (remainingMs <= 0 || signal.aborted) return done();
+      timer = remainingMs >= 1 ? setTimeout(arm, remainingMs) : setImmediate(arm);
+    };
     signal.addEventListener('abort', done);
+    arm();
   });
 }
 
 export function createHandler(deps: HandlerDeps) {
   let seq = 0;
-  const stats: ServiceStats = { requests: 0, generations: 0, byStatus: {}, busySlotMs: 0, queueWaitMsTotal: 0, maxQueued: 0, active: 0, queued: 0 };
+  const startedNs = process.hrtime.bigint();
+  const stats: ServiceStats = { slots: deps.queue.slots, uptimeMs: 0, requests: 0, generations: 0, byStatus: {}, busySlotMs: 0, queueWaitMsTotal: 0, maxQueued: 0, active: 0, queued: 0 };
 
   function render(protocol: Protocol, view: RequestView, decision: Decision, requestDigest: string, requestBytes: number): Rendered {
     const ctx = {
@@ -267,12 +282,23 @@ export function createHandler(deps: HandlerDeps) {
     entry.t_service_start_ns = tStart.toString();
     entry.queue_wait_ms = msBetween(tEnqueued, tStart);
     stats.queueWaitMsTotal += entry.queue_wait_ms;
+    const baseNs = tStart + BigInt(Math.round(deps.timing.baseMs * 1e6));
+    if (decision.reply.kind === 'fail') {
+      await sleepUntil(baseNs, stop.signal);
+      const tEnd = process.hrtime.bigint();
+      deps.queue.release();
+      entry.t_service_end_ns = tEnd.toString();
+      entry.service_ms = msBetween(tStart, tEnd);
+      stats.busySlotMs += entry.service_ms;
+      entry.error = decision.reply.message;
+      if (!stop.signal.aborted) reply(decision.reply.status, 'application/json', errorBody(protocol, 'injected_error', decision.reply.message), { 'x-sandbench-error': 'injected_error' });
+      return finish(stop.signal.aborted ? (deps.closing.aborted ? 'service_closed' : 'client_closed') : 'injected_error', decision.reply.status);
+    }
     try {
       const rendered = render(protocol, view, decision, entry.request_sha256, body.length);
       const requestId = `req_${sha256(`${entry.request_sha256}\n${decision.taskId}\n${decision.turn}`).slice(0, 24)}`;
       const headers: Record<string, string> = { 'content-type': rendered.contentType, 'request-id': requestId, 'x-request-id': requestId };
       if (rendered.contentType === 'text/event-stream') headers['cache-control'] = 'no-cache';
-      const baseNs = tStart + BigInt(Math.round(deps.timing.baseMs * 1e6));
       const perTokenNs = deps.timing.perTokenMs * 1e6;
       const dueNs = (tokenIndex: number) => baseNs + BigInt(Math.round((tokenIndex + 1) * perTokenNs));
       res.writeHead(rendered.status, headers);
@@ -305,6 +331,6 @@ export function createHandler(deps: HandlerDeps) {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(errorBody(null, 'internal_error', 'internal error (see the service log)'));
       }),
-    stats: (): ServiceStats => ({ ...stats, byStatus: { ...stats.byStatus }, maxQueued: Math.max(stats.maxQueued, deps.queue.maxQueued), active: deps.queue.active, queued: deps.queue.queued }),
+    stats: (): ServiceStats => ({ ...stats, uptimeMs: msBetween(startedNs, process.hrtime.bigint()), byStatus: { ...stats.byStatus }, maxQueued: Math.max(stats.maxQueued, deps.queue.maxQueued), active: deps.queue.active, queued: deps.queue.queued }),
   };
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModelScript, parseModelScript, startModelService, type ModelJournalEntry, type ModelService } from '../../../services/model/index.ts';
+import { loadModelScript, parseModelScript, readModelJournal, startModelService, type ModelJournalEntry, type ModelService } from '../../../services/model/index.ts';
 import { buildShellCall } from '../../../services/model/shell-tool.ts';
 import { claudeRequest, codexRequest, piRequest } from './cli-requests.ts';
 import { send } from './client.ts';
@@ -59,7 +59,7 @@ describe('shell tool arguments from the tool schema', () => {
 
 describe('requests the script cannot answer', () => {
   let service: ModelService;
-  const journal = (): ModelJournalEntry[] => readFileSync(service.journalPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const journal = (): ModelJournalEntry[] => readModelJournal(service.journalPath).entries;
   beforeAll(async () => {
     const script = parseModelScript(
       { schema: 'sandbench-model-script/1', id: 'two', tasks: [{ id: 'fix-a', prompt_contains: 'TASK-A', turns: [{ shell: 'echo a' }, { text: 'a done' }] }, { id: 'fix-b', prompt_contains: 'TASK-B', turns: [{ text: 'b done' }] }] },

@@ -3,12 +3,12 @@
  * time follows base_ms + per_token_ms × tokens, and a client that leaves frees its slot. Bounds
  * are generous (shared 2-core machine); `npm run bench -- model` measures the precision.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelService, type ModelJournalEntry } from '../../../services/model/index.ts';
+import { readModelJournal, startModelService, type ModelJournalEntry } from '../../../services/model/index.ts';
 import { miniRequest, piRequest } from './cli-requests.ts';
 import { send } from './client.ts';
 
@@ -19,7 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const readJournal = (path: string): ModelJournalEntry[] => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+const readJournal = (path: string): ModelJournalEntry[] => readModelJournal(path).entries;
 
 describe('capacity', () => {
   it('slots 2: the third concurrent request waits for the first to end', async () => {

@@ -3,11 +3,11 @@
  * CLI parses (event sequences, reassembled tool arguments, finish reasons), turn 1 a shell call
  * of the request's own tool with the scripted command, turn 2 the final text.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelService, type ModelJournalEntry, type ModelService } from '../../../services/model/index.ts';
+import { readModelJournal, startModelService, type ModelJournalEntry, type ModelService } from '../../../services/model/index.ts';
 import { claudeRequest, CLAUDE_HEADERS, codexRequest, miniRequest, opencodeRequest, opencodeTitleRequest, piRequest } from './cli-requests.ts';
 import { json, parseSse, send } from './client.ts';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const journal = (): ModelJournalEntry[] => readFileSync(service.journalPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+const journal = (): ModelJournalEntry[] => readModelJournal(service.journalPath).entries;
 
 describe('OpenAI Responses (codex)', () => {
   it('turn 1 streams the full function-call event sequence with exec_command {cmd}', async () => {

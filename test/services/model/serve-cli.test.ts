@@ -30,7 +30,7 @@ it('serves the shipped marker script until SIGTERM, then removes its socket and 
   child.kill('SIGTERM');
   const result = await child;
   expect(result.exitCode).toBe(0);
-  expect(result.stderr).toMatch(/model service stopped: \{"requests":1/);
+  expect(result.stderr).toMatch(/model service stopped: \{"slots":2,"uptimeMs":[\d.]+,"requests":1,/);
   expect(existsSync(socket)).toBe(false);
   expect(JSON.parse(readFileSync(join(dir, 'model-journal.jsonl'), 'utf8'))).toMatchObject({ endpoint: 'models', status: 'ok' });
 });
