@@ -1,0 +1,109 @@
+/**
+ * `pvisor` checkpoint. Variant null/`workspace` (files only): the parent job is `pvisor spawn` of the
+ * state program over the baseline (pVisor stages its writes); checkpoint = end the job (its process
+ * is not kept) and `pvisor checkpoint create <stage>`; child i = `pvisor fork <stage> --checkpoint ID
+ * --stage <own> --state workspace -- <state program>`. Variant `execution` continues a VM job's
+ * saved CPU/RAM state and needs pVisor's VM executor, i.e. working KVM.
+ * pVisor's process executor runs the host's root filesystem, so the host's python3 runs the program.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { z } from 'zod';
+import type { ProbeResult } from '../../harness/contracts/executor.ts';
+import { kvmUsable } from '../../harness/provenance/host-facts.ts';
+import { createPvisorExecutor } from '../pvisor.ts';
+import { treeDigest } from '../workspace-diff.ts';
+import { parentOf, sandboxOf, stopParent, treeBytes } from './files-only.ts';
+import { HOST_PYTHON } from './host-mechanism.ts';
+import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
+import { spawnStateProcess, type StateProcess } from './state-process.ts';
+import { TrialResources } from './tracked.ts';
+
+const CheckpointJson = z.object({ checkpoint: z.object({ checkpoint_id: z.string(), upper_snapshot: z.string(), preimages_snapshot: z.string().optional() }) });
+
+/** The JSON object in `pvisor checkpoint create --json` stdout (startup log lines go to stderr). */
+export function parseCheckpointJson(stdout: string): z.infer<typeof CheckpointJson> {
+  const start = stdout.indexOf('{');
+  if (start < 0) throw new Error(`pvisor checkpoint create printed no JSON: ${stdout.slice(0, 200)}`);
+  return CheckpointJson.parse(JSON.parse(stdout.slice(start)));
+}
+
+export function createPvisorCheckpoint(variant: string | null = null): CheckpointMechanism {
+  const executor = createPvisorExecutor(null);
+  const execution = variant === 'execution';
+  const resources = new Map<string, TrialResources>();
+  const images = new Map<string, z.infer<typeof CheckpointJson>['checkpoint']>();
+  const resourcesOf = (trial: MechanismTrial) => {
+    if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
+    return resources.get(trial.trialId)!;
+  };
+  const parentStage = (trial: MechanismTrial) => join(trial.dir, 'parent-stage');
+  const launch = (trial: MechanismTrial, argv: string[], id: string): StateProcess => {
+    const command = trial.program.stdio(trial.baseline, HOST_PYTHON);
+    const process = spawnStateProcess({
+      argv: [...argv, '--', ...command.argv],
+      env: command.env,
+      cwd: trial.baseline,
+      timeoutMs: trial.timeoutMs,
+      prefix: trial.program.answerPrefix,
+      describe: `pvisor ${id}`,
+    });
+    resourcesOf(trial).add('process', `pvisor ${id}`, () => process.running.kill('cleanup'));
+    return process;
+  };
+
+  return {
+    backend: 'pvisor',
+    variant,
+    preserves: execution ? 'files+process' : 'files',
+    async probe(): Promise<ProbeResult> {
+      const base = await executor.probe();
+      if (!base.available) return base;
+      if (execution) {
+        if (!kvmUsable()) return { ...base, available: false, reason: 'pvisor fork --state execution continues a VM job\'s saved CPU/RAM state; pVisor\'s VM executor needs KVM, which this machine does not have', fix: 'run on a host with working KVM' };
+        return { ...base, available: false, reason: 'pvisor --state execution is not driven by this build (only reachable with KVM, never tested here)', fix: 'extend executors/checkpoint/pvisor-mechanism.ts on a KVM host' };
+      }
+      return { ...base, details: { ...base.details, state: 'workspace (files only)' } };
+    },
+    async prepare() {},
+    async startParent(trial): Promise<ParentSandbox> {
+      const argv = ['pvisor', 'spawn', '--no-agent-defaults', '--overlaynet', 'off', '--stdio', 'inherit', '--timeout', `${Math.ceil(trial.timeoutMs / 1000) + 5}s`, '--stage', parentStage(trial)];
+      return parentOf('parent', launch(trial, argv, 'parent'), { stage: parentStage(trial) });
+    },
+    async quiesce(parent) {
+      await parent.channel.request({ op: 'sync' });
+    },
+    async checkpoint(trial, parent): Promise<CheckpointImage> {
+      await stopParent(parent);
+      const result = await execa('pvisor', ['checkpoint', 'create', parentStage(trial), '--json'], { reject: false, timeout: trial.timeoutMs });
+      if (result.exitCode !== 0) throw new Error(`pvisor checkpoint create: ${result.stderr.trim().split('\n').slice(-2).join(' | ')}`);
+      const checkpoint = parseCheckpointJson(result.stdout).checkpoint;
+      images.set(trial.trialId, checkpoint);
+      return { diskBytes: await treeBytes(checkpoint.upper_snapshot), memoryBytes: 0, parentPaused: true, facts: { checkpoint_id: checkpoint.checkpoint_id, parent_after: 'job ended (files frozen; process not kept)' } };
+    },
+    async restore(trial, _image, index): Promise<Sandbox> {
+      const checkpoint = images.get(trial.trialId);
+      if (!checkpoint) throw new Error('pvisor: restore before checkpoint');
+      const stage = join(trial.dir, `child-${index}-stage`);
+      const argv = ['pvisor', 'fork', parentStage(trial), '--checkpoint', checkpoint.checkpoint_id, '--state', 'workspace', '--stage', stage];
+      return sandboxOf(`child-${index}`, launch(trial, argv, `child-${index}`), { stage });
+    },
+    async frozenDigest(trial) {
+      const checkpoint = images.get(trial.trialId);
+      return checkpoint ? treeDigest(checkpoint.upper_snapshot) : null;
+    },
+    async destroy(_trial, sandbox) {
+      await sandbox.channel.close();
+    },
+    async discard(trial) {
+      const tracked = resources.get(trial.trialId);
+      resources.delete(trial.trialId);
+      images.delete(trial.trialId);
+      const errors = tracked ? await tracked.releaseAll() : [];
+      rmSync(trial.dir, { recursive: true, force: true });
+      if (errors.length > 0) throw new Error(`pvisor checkpoint cleanup: ${errors.join('; ')}`);
+    },
+    async teardown() {},
+  };
+}

@@ -1,0 +1,23 @@
+/** Launch one state-program process (host side of its stdio) and wrap it as a channel. */
+import type { RunningTrial } from '../../harness/contracts/executor.ts';
+import { spawnTrial } from '../spawn-trial.ts';
+import { lineChannel } from './line-channel.ts';
+import type { StateChannel } from './mechanism.ts';
+
+export interface StateProcess {
+  running: RunningTrial;
+  channel: StateChannel;
+}
+
+export function spawnStateProcess(options: { argv: string[]; env: Record<string, string>; cwd?: string; clearEnv?: boolean; timeoutMs: number; prefix: string; describe: string }): StateProcess {
+  const running = spawnTrial({ argv: options.argv, env: options.env, clearEnv: options.clearEnv, cwd: options.cwd, stdin: 'pipe', timeoutMs: options.timeoutMs });
+  return { running, channel: lineChannel(running, options.prefix, options.describe) };
+}
+
+/** Close stdin (the program exits at end of input) and wait; kill if it lingers. */
+export async function stopStateProcess(process: StateProcess, graceMs = 5_000): Promise<void> {
+  await process.channel.close();
+  const timer = setTimeout(() => void process.running.kill('did not exit at end of input'), graceMs);
+  await process.running.exit;
+  clearTimeout(timer);
+}

@@ -1,0 +1,166 @@
+"""The checkpoint kind's mid-rollout process: in-memory state (a structure built from a random token
+and a counter) plus the tools to edit the workspace, answering one JSON request per line.
+
+  state_server.py stdio        requests on stdin, answers on stdout (staged, host, VMs, pvisor)
+  state_server.py tcp PORT     listens on 127.0.0.1:PORT inside the sandbox's network namespace (containers)
+  state_server.py relay PORT   host side of `tcp`: run inside the container's netns (nsenter -n), copies
+                               stdin lines to the server and answers back; retries until it answers
+
+Answers are one line `STATE {json}` below 200 characters: the VM serial console splits longer lines.
+Python 3 standard library only (the task image has python3, nothing else).
+"""
+import hashlib
+import json
+import os
+import random
+import socket
+import sys
+import time
+
+WORKSPACE = os.environ.get("SANDBENCH_WORKSPACE", "/workspace")
+PREFIX = "STATE "
+
+
+class State:
+    def __init__(self):
+        self.token = os.urandom(8).hex()
+        # A structure worth checkpointing: 20,000 entries derived from the token.
+        self.structure = {f"k{i}": hashlib.sha256(f"{self.token}:{i}".encode()).hexdigest()[:16] for i in range(20000)}
+        self.counter = 0
+        self.started = time.time()
+
+    def structure_digest(self):
+        return hashlib.sha256(json.dumps(self.structure, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def tree_digest(root):
+    """sha256 over sorted (relative path, content sha256); the server's own folder is excluded."""
+    entries = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not (directory == root and d in (".sandbench", "lost+found")))
+        for name in sorted(files):
+            path = os.path.join(directory, name)
+            with open(path, "rb") as handle:
+                digest = hashlib.sha256()
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+            entries.append(f"{os.path.relpath(path, root)}\0{digest.hexdigest()}\n")
+    return hashlib.sha256("".join(entries).encode()).hexdigest(), len(entries)
+
+
+def write_file(relative, data):
+    path = os.path.join(WORKSPACE, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def handle(state, request):
+    op = request.get("op")
+    if op == "get":
+        return {"counter": state.counter, "token": state.token, "structure": state.structure_digest(), "pid": os.getpid()}
+    if op == "inc":
+        state.counter += int(request.get("by", 1))
+        return {"counter": state.counter}
+    if op == "write":
+        write_file(request["path"], request["data"].encode())
+        return {"written": request["path"]}
+    if op == "delete":
+        os.remove(os.path.join(WORKSPACE, request["path"]))
+        return {"deleted": request["path"]}
+    if op == "bigfile":
+        # Deterministic bytes from the seed: the parent's large file (e.g. a 32 MiB build artefact).
+        write_file(request["path"], random.Random(request["seed"]).randbytes(int(request["mib"]) << 20))
+        return {"written": request["path"]}
+    if op == "sha":
+        path = os.path.join(WORKSPACE, request["path"])
+        if not os.path.exists(path):
+            return {"sha": None}
+        with open(path, "rb") as handle:
+            return {"sha": hashlib.sha256(handle.read()).hexdigest()[:16]}
+    if op == "exists":
+        return {"exists": "".join("1" if os.path.exists(os.path.join(WORKSPACE, p)) else "0" for p in request["paths"])}
+    if op == "files":
+        digest, count = tree_digest(WORKSPACE)
+        return {"tree": digest, "files": count}
+    if op == "sync":
+        os.sync()
+        return {"synced": True}
+    raise ValueError(f"unknown op {op!r}")
+
+
+def answer(state, line):
+    try:
+        reply = {"ok": True, **handle(state, json.loads(line))}
+    except Exception as error:  # a bad request is answered, never fatal: the state must survive
+        reply = {"ok": False, "error": str(error)[:120]}
+    return PREFIX + json.dumps(reply, separators=(",", ":")) + "\n"
+
+
+def serve_stdio(state):
+    sys.stdout.write(PREFIX + json.dumps({"ok": True, "ready": True}) + "\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        if line.strip():
+            sys.stdout.write(answer(state, line))
+            sys.stdout.flush()
+
+
+def serve_tcp(state, port):
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", port))
+    server.listen(8)
+    while True:
+        # One client at a time (the host's relay); a closed connection leaves the state untouched.
+        connection, _ = server.accept()
+        with connection, connection.makefile("rw") as stream:
+            for line in stream:
+                if line.strip():
+                    stream.write(answer(state, line))
+                    stream.flush()
+
+
+def relay(port, deadline_s=60.0):
+    end = time.time() + deadline_s
+    while True:
+        try:
+            connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+            break
+        except OSError:
+            if time.time() > end:
+                sys.stderr.write(f"relay: nothing answers on 127.0.0.1:{port}\n")
+                sys.exit(3)
+            time.sleep(0.005)
+    connection.settimeout(None)
+    stream = connection.makefile("rw")
+    sys.stdout.write(PREFIX + json.dumps({"ok": True, "ready": True, "relay": True}) + "\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        stream.write(line if line.endswith("\n") else line + "\n")
+        stream.flush()
+        reply = stream.readline()
+        if not reply:
+            sys.stderr.write("relay: the server closed the connection\n")
+            sys.exit(4)
+        sys.stdout.write(reply)
+        sys.stdout.flush()
+
+
+def main(argv):
+    if len(argv) >= 1 and argv[0] == "relay":
+        relay(int(argv[1]))
+        return
+    state = State()
+    if len(argv) >= 2 and argv[0] == "tcp":
+        serve_tcp(state, int(argv[1]))
+    else:
+        serve_stdio(state)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
