@@ -28,7 +28,8 @@ import type {
   WorkspaceBinding,
 } from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
-import { spawnTrial } from './spawn-trial.ts';
+import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
+import { startTrial } from './spawn-trial.ts';
 import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
 
 export type EngineKind = 'podman' | 'docker';
@@ -123,7 +124,14 @@ export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; r
   const globalArgs: string[] = [];
   // Podman: the budget's path is a cgroupfs path (cgroup v1 here), so the manager must match.
   if (input.kind === 'podman' && input.budget) globalArgs.push('--cgroup-manager', 'cgroupfs');
-  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...input.task.env };
+  const { task } = input;
+  const service = task.service ? serviceEnv(task.service, { socket: serviceSocketTarget(task.service) }) : {};
+  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service };
+  // Extras: layers read-only, the service socket bound in; the network stays `none` (lo only).
+  const extras = [
+    ...(task.mounts ?? []).flatMap((mount) => ['--mount', `type=bind,source=${mount.source},target=${mount.target},readonly`]),
+    ...(task.service ? ['--mount', `type=bind,source=${task.service.socketPath},target=${serviceSocketTarget(task.service)}`] : []),
+  ];
   const runArgs = [
     'run',
     // --rm keeps the normal path clean; killed trials are removed by name (see removeContainer).
@@ -137,6 +145,7 @@ export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; r
     ...(input.kind === 'podman' ? ['--runtime', 'runc'] : []),
     ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]),
     '--mount', `type=bind,source=${input.workspaceHostPath},target=/workspace`,
+    ...extras,
     '--workdir', '/workspace',
     ...Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
   ];
@@ -308,6 +317,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       return { hostPath: workspaceOf(trial), claimsStaging: false };
     },
     async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
+      validateExtras(task);
       const { engine: eng, imageTag: tag, run: ctx } = ready();
       const name = containerName(ctx.runId, trial.trialId);
       const remove = () => removeContainer(eng, name);
@@ -324,7 +334,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
         controls: trial.controls,
         budget: trial.budget,
       });
-      const base = spawnTrial({
+      const base = await startTrial({
         argv: [eng.cli, ...eng.globalArgs, ...globalArgs, ...runArgs],
         env: eng.env,
         stdin: task.stdin,
@@ -341,6 +351,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       });
       return {
         tSpawnNs: base.tSpawnNs,
+        timing: base.timing,
         lines: base.lines,
         onLine: (listener) => base.onLine(listener),
         writeStdin: (text) => base.writeStdin(text),

@@ -6,8 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
-import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
-import { spawnTrial } from './spawn-trial.ts';
+import { SANDBOX_PATH } from './launch-prefix.ts';
+import { launchControls } from './launch/launch-controls.ts';
+import { rewriteTargets, serviceEnv, validateExtras } from './sandbox-extras.ts';
+import { startTrial } from './spawn-trial.ts';
 import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
 
 export function createHostExecutor(variant: string | null = null): Executor {
@@ -25,9 +27,18 @@ export function createHostExecutor(variant: string | null = null): Executor {
       return { hostPath: workspaceOf(trial), claimsStaging: false };
     },
     async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
-      return spawnTrial({
-        argv: [...controlsPrefix(trial), ...task.argv],
-        env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env },
+      validateExtras(task);
+      // No mount namespace: mount targets are rewritten to their host sources; the service is
+      // reached directly (its TCP listener if it has one, else its socket path).
+      const mounts = task.mounts ?? [];
+      const service = task.service
+        ? serviceEnv(task.service, task.service.tcp ? { url: `http://${task.service.tcp.host}:${task.service.tcp.port}` } : { socket: task.service.socketPath })
+        : {};
+      const env = Object.fromEntries(Object.entries({ PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service }).map(([key, value]) => [key, rewriteTargets(value, mounts)]));
+      return startTrial({
+        argv: task.argv.map((word) => rewriteTargets(word, mounts)),
+        controls: launchControls(trial),
+        env,
         clearEnv: true,
         cwd: workspaceOf(trial),
         stdin: task.stdin,

@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
-import { controlsPrefix } from './launch-prefix.ts';
+import { launchControls } from './launch/launch-controls.ts';
 import { listUpperLayer } from './overlay-upper.ts';
-import { spawnTrial } from './spawn-trial.ts';
+import { startTrial } from './spawn-trial.ts';
 import { kvmUsable } from '../harness/provenance/host-facts.ts';
 
 /** The fields of pVisor's run-bundle.json a trial's validity depends on (schema_version 5 seen with 0.3.1). */
@@ -80,19 +80,21 @@ export function createPvisorExecutor(variant: string | null = null): Executor {
       return { hostPath: trial.baselineWorkspace, claimsStaging: true };
     },
     async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
+      // pvisor spawn has no bind-mount or socket option we drive yet: refuse rather than run without them.
+      if (task.mounts?.length || task.service) throw new Error('pvisor: extra mounts and a service endpoint are not supported by this adapter yet');
       const stage = stageOf(trial);
       // pVisor's own timeout is a backstop a little beyond ours, so the harness's kill decides and records the timeout.
       const timeoutSeconds = Math.ceil(trial.timeoutMs / 1000) + 5;
       const argv = [
-        ...controlsPrefix(trial),
         'pvisor', 'spawn', '--no-agent-defaults', '--overlaynet', 'off', '--stdio', 'inherit',
         '--timeout', `${timeoutSeconds}s`, '--stage', stage,
         ...(mode === 'vm' ? ['--executor', 'vm'] : []),
         ...(trial.controls.memoryMiB ? ['--memory', `${trial.controls.memoryMiB}MiB`] : []),
         '--', ...task.argv,
       ];
-      return spawnTrial({
+      return startTrial({
         argv,
+        controls: launchControls(trial),
         env: task.env,
         cwd: trial.baselineWorkspace,
         stdin: task.stdin,

@@ -10,14 +10,16 @@ import { execa } from 'execa';
 import type { ResourceHandle } from '../harness/run/cleanup-registry.ts';
 import { stateDir as defaultStateDir } from '../harness/state-dir.ts';
 import type { BackendName, CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
-import { controlsPrefix } from './launch-prefix.ts';
-import { spawnTrial } from './spawn-trial.ts';
+import { launchControls } from './launch/launch-controls.ts';
+import { spawnTrial, startTrial } from './spawn-trial.ts';
 import { cachedVerdict, forcedAccelerator, hostTscKhz, kvmOpenError, storeVerdict, type Accelerator, type AcceleratorVerdict } from './vm/accelerator.ts';
 import { classifyExit, exitCodeFromLines } from './vm/console-protocol.ts';
 import { withGuestConsole } from './vm/guest-console.ts';
 import { ensureGuestKernel, type GuestKernel } from './vm/guest-kernel.ts';
 import { ensureInitramfs, type Initramfs } from './vm/initramfs.ts';
-import { QEMU_BINARY, qemuArgv, type MachineProfile, type VmLaunchSpec } from './vm/qemu-argv.ts';
+import { GUEST_ADDR, GUEST_SERVICE_ADDR, GUEST_SERVICE_PORT, QEMU_BINARY, qemuArgv, type MachineProfile, type VmLaunchSpec } from './vm/qemu-argv.ts';
+import { ensureMountDisks } from './vm/mount-disks.ts';
+import { serviceEnv, validateExtras } from './sandbox-extras.ts';
 import { ensureRootDisk, type RootDisk } from './vm/root-disk.ts';
 import { buildScratchDisk, writeTaskDisk } from './vm/trial-disks.ts';
 import { extractUpperLayer, listUpperLayer, readCandidate } from './vm/upper-layer.ts';
@@ -203,6 +205,12 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
       if (memoryMiB < MIN_VM_MEMORY_MiB) {
         throw new Error(`${backend}: ${memoryMiB} MiB of guest RAM cannot boot the guest kernel (it resets silently); give VM arms at least ${MIN_VM_MEMORY_MiB} MiB (controls.memory)`);
       }
+      validateExtras(task);
+      // Extras: each mount a cached read-only disk (built before the spawn, so outside timing); the
+      // service through a guestfwd at GUEST_SERVICE_ADDR, the only route the guest gets.
+      const mountDisks = await ensureMountDisks(run.stateDir, task.mounts ?? []);
+      const net = task.service ? { guestAddr: GUEST_ADDR, serviceAddr: GUEST_SERVICE_ADDR } : null;
+      const guestTask = { ...task, env: { ...task.env, ...serviceEnv(task.service, { url: `http://${GUEST_SERVICE_ADDR}:${GUEST_SERVICE_PORT}` }) } };
       const spec: VmLaunchSpec = {
         name,
         profile,
@@ -211,11 +219,16 @@ export function createQemuExecutor(options: QemuExecutorOptions): Executor {
         vcpus: VM_VCPUS,
         kernelPath: assets.kernel.vmlinuzPath,
         initrdPath: assets.initramfs.path,
-        disks: { root: rootDisk.path, scratch: vm.scratch, task: writeTaskDisk(task, vm.dir) },
+        disks: { root: rootDisk.path, scratch: vm.scratch, task: writeTaskDisk(guestTask, vm.dir, { mounts: mountDisks, net }) },
         tscKhz: hostTscKhz(),
+        tcgTbSizeMiB: trial.controls.tcgTbSizeMiB,
+        cpuModel: trial.controls.cpuModel ?? null,
+        extraDisks: mountDisks,
+        serviceSocket: task.service?.socketPath ?? null,
       };
-      const running = spawnTrial({
-        argv: [...controlsPrefix(trial), ...qemuArgv(spec)],
+      const running = await startTrial({
+        argv: qemuArgv(spec),
+        controls: launchControls(trial),
         clearEnv: true,
         env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
         stdin: task.stdin,

@@ -8,11 +8,13 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { execa } from 'execa';
-import type { CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
-import { controlsPrefix, SANDBOX_PATH } from './launch-prefix.ts';
-import { spawnTrial } from './spawn-trial.ts';
+import { SANDBOX_MOUNT_ROOT, type CandidateFiles, type Executor, type ProbeResult, type RunContext, type RunningTrial, type TaskCommand, type TrialContext, type WorkspaceBinding } from '../harness/contracts/executor.ts';
+import { SANDBOX_PATH } from './launch-prefix.ts';
+import { launchControls } from './launch/launch-controls.ts';
+import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
+import { startTrial } from './spawn-trial.ts';
 import { listUpperLayer } from './overlay-upper.ts';
 
 interface StageDirs {
@@ -33,7 +35,17 @@ function shellQuote(value: string): string {
 export function stagedLaunchArgv(rootfsDir: string, trial: TrialContext, task: TaskCommand): string[] {
   const dirs = stageDirs(trial);
   const mount = `mount -t overlay overlay -o ${shellQuote(`lowerdir=${trial.baselineWorkspace},upperdir=${dirs.upper},workdir=${dirs.work}`)} ${shellQuote(dirs.merged)}`;
-  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env };
+  const service = task.service ? serviceEnv(task.service, { socket: serviceSocketTarget(task.service) }) : {};
+  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service };
+  // Extras: a tmpfs on the image's /run (its root is read-only, so the mount points below
+  // SANDBOX_MOUNT_ROOT are made in that tmpfs), the layers read-only, the socket bound in. With a service, bwrap makes its own network
+  // namespace because it brings `lo` up (the outer `unshare --net` leaves it down), so an
+  // in-sandbox forwarder can listen on 127.0.0.1; still no other interface.
+  const extras = [
+    ...(task.mounts?.length || task.service ? ['--tmpfs', posix.dirname(SANDBOX_MOUNT_ROOT)] : []),
+    ...(task.mounts ?? []).flatMap((mount) => ['--ro-bind', mount.source, mount.target]),
+    ...(task.service ? ['--bind', task.service.socketPath, serviceSocketTarget(task.service), '--unshare-net'] : []),
+  ];
   const bwrap = [
     'bwrap',
     '--ro-bind', rootfsDir, '/',
@@ -41,6 +53,7 @@ export function stagedLaunchArgv(rootfsDir: string, trial: TrialContext, task: T
     '--proc', '/proc',
     '--dev', '/dev',
     '--tmpfs', '/tmp',
+    ...extras,
     '--unshare-ipc',
     '--unshare-uts',
     '--hostname', 'sandbench-task',
@@ -53,7 +66,8 @@ export function stagedLaunchArgv(rootfsDir: string, trial: TrialContext, task: T
   ];
   // "$@" carries bwrap's argv untouched; only the mount line is interpreted by sh.
   const script = `${mount} && exec "$@"`;
-  return [...controlsPrefix(trial), 'unshare', '--mount', '--pid', '--fork', '--net', '--propagation', 'private', 'sh', '-c', script, 'sandbench-stage', ...bwrap];
+  // The trial's controls (CPU pinning, budget cgroups) are applied by the spawn path, not by this argv.
+  return ['unshare', '--mount', '--pid', '--fork', '--net', '--propagation', 'private', 'sh', '-c', script, 'sandbench-stage', ...bwrap];
 }
 
 async function toolVersion(argv: string[]): Promise<string | null> {
@@ -90,7 +104,8 @@ export function createStagedExecutor(variant: string | null = null): Executor {
     },
     async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
       if (!rootfsDir) throw new Error('staged executor: prepare() was not called');
-      return spawnTrial({ argv: stagedLaunchArgv(rootfsDir, trial, task), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: task.stdin, timeoutMs: trial.timeoutMs });
+      validateExtras(task);
+      return startTrial({ argv: stagedLaunchArgv(rootfsDir, trial, task), controls: launchControls(trial), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: task.stdin, timeoutMs: trial.timeoutMs });
     },
     async collect(trial): Promise<CandidateFiles> {
       const { upper } = stageDirs(trial);

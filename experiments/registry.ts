@@ -8,6 +8,8 @@ import { densityExperiment } from './density/density-kind.ts';
 import { replayExperiment } from './replay/replay-kind.ts';
 import { isolationExperiment } from './isolation/isolation-kind.ts';
 import { lazyImageExperiment } from './lazy-image/lazy-image-kind.ts';
+import { agentExperiment } from './agent/agent-kind.ts';
+import { checkpointExperiment } from './checkpoint/checkpoint-kind.ts';
 
 export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   'shell-ready': shellReadyExperiment,
@@ -17,4 +19,6 @@ export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   replay: replayExperiment,
   isolation: isolationExperiment,
   'lazy-image': lazyImageExperiment,
+  agent: agentExperiment,
+  checkpoint: checkpointExperiment,
 };

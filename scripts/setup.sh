@@ -12,6 +12,9 @@ APT_PACKAGES="
   qemu-system-x86 qemu-utils qemu-block-extra busybox-static cpio kmod e2fsprogs erofs-utils
   mmdebstrap debootstrap squashfs-tools httpfs2 docker-registry
   hyperfine chromium python3-venv ca-certificates git
+  gcc libc6-dev
+  slurm-wlm munge
+  socat strace
 "
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -24,12 +27,37 @@ done
 if [ -n "$missing" ] || ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1; then
   log "installing Debian packages:$missing"
   apt-get update -q
+  # slurm-wlm's and munge's postinsts start their daemons through invoke-rc.d; the fleet tests start
+  # their own cluster (scripts/start-slurm.sh), so deny service starts during the install unless a policy exists.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\n# sandbench setup: no service starts during package installation\nexit 101\n' >"$policy"
+    chmod 755 "$policy"
+    trap 'rm -f "$policy"' EXIT
+  fi
   [ -z "$missing" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+  [ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing Node dependencies (npm ci)"
   npm ci --no-audit --no-fund
+fi
+
+# The native launcher (issue 14) every directly spawned trial goes through: a small C program built
+# with the system compiler into launcher/build/. Without it trials use Node's spawn (slower floor);
+# doctor and environment.json say which timing path a run used.
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+  mkdir -p launcher/build
+  if "${CC:-cc}" -O2 -Wall -std=gnu11 -o launcher/build/sandbench-launch.tmp launcher/sandbench-launch.c; then
+    mv launcher/build/sandbench-launch.tmp launcher/build/sandbench-launch
+    log "built launcher/build/sandbench-launch"
+  else
+    log "the launcher did not compile: trials fall back to Node's spawn timing path"
+  fi
+else
+  log "no C compiler: trials use Node's spawn timing path (apt-get install gcc libc6-dev for the native launcher)"
 fi
 
 # pVisor: a real backend where PyPI is reachable; never fatal.

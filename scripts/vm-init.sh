@@ -63,9 +63,28 @@ while :; do
   usleep 10000
 done
 
-SB_STDIN=none
+SB_STDIN=none SB_MOUNTS= SB_NET=
 . "$task" || fail "cannot read the task file"
 [ "$#" -gt 0 ] || fail "empty task argv"
+
+# Service route (SB_NET="<guest addr> <service addr>"): the NIC's modules, lo, a /32 and one host
+# route, so only the service address routes; everything else fails at once (ENETUNREACH).
+if [ -n "$SB_NET" ]; then
+  while read -r module; do
+    [ -n "$module" ] || continue
+    insmod "/lib/modules/$module" || fail "insmod $module failed"
+  done < /etc/modules-net
+  tries=0
+  until [ -e /sys/class/net/eth0 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -gt 300 ] && fail "no eth0 after loading virtio_net"
+    usleep 10000
+  done
+  ip link set lo up || fail "cannot bring lo up"
+  ip link set eth0 up || fail "cannot bring eth0 up"
+  ip addr add "${SB_NET% *}/32" dev eth0 || fail "cannot address eth0"
+  ip route add "${SB_NET#* }/32" dev eth0 || fail "cannot add the service route"
+fi
 
 mount -t ext4 -o ro "$root" /newroot || fail "cannot mount the image disk"
 mount -t ext4 -o noinit_itable "$scratch" /mnt/scratch || fail "cannot mount the scratch disk"
@@ -75,6 +94,26 @@ mount -t proc proc /newroot/proc || fail "cannot mount /proc"
 mount -t sysfs -o ro sysfs /newroot/sys || fail "cannot mount /sys"
 mount -t devtmpfs devtmpfs /newroot/dev || fail "cannot mount /dev"
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "cannot mount /tmp"
+# Extra read-only disks (SB_MOUNTS="serial=target ..."), mount points made in a tmpfs on /run
+# because the image is read-only.
+if [ -n "$SB_MOUNTS" ]; then
+  mount -t tmpfs -o mode=755 tmpfs /newroot/run || fail "cannot mount /run"
+  for entry in $SB_MOUNTS; do
+    want=${entry%%=*} target=${entry#*=} dev= tries=0
+    while [ -z "$dev" ]; do
+      for block in /sys/block/vd*; do
+        serial=
+        [ -e "$block/serial" ] && read -r serial < "$block/serial"
+        [ "$serial" = "$want" ] && dev=/dev/${block##*/}
+      done
+      tries=$((tries + 1))
+      [ -z "$dev" ] && [ "$tries" -gt 300 ] && fail "disk $want not found"
+      [ -z "$dev" ] && usleep 10000
+    done
+    mkdir -p "/newroot$target" || fail "cannot make $target"
+    mount -t ext4 -o ro "$dev" "/newroot$target" || fail "cannot mount $want at $target"
+  done
+fi
 echo sandbench-task > /proc/sys/kernel/hostname
 
 # No echo: stdin lines the host sends (density GO) must not come back as output lines.

@@ -22,9 +22,11 @@ export const TRANSPORT_MODULES = {
   pci: ['virtio_pci', 'virtio_blk', 'virtio_console', 'overlay'],
 } as const;
 export type VirtioTransport = keyof typeof TRANSPORT_MODULES;
+/** Loaded by the init only when the task has a service (its NIC): other trials skip the insmod. */
+export const NET_MODULES = ['virtio_net'] as const;
 
 /** Applets vm-init.sh calls (linked to busybox in /bin). */
-const APPLETS = ['sh', 'mount', 'umount', 'insmod', 'mkfifo', 'cat', 'stty', 'setsid', 'chroot', 'kill', 'sync', 'reboot', 'usleep'];
+const APPLETS = ['sh', 'mount', 'umount', 'insmod', 'mkfifo', 'cat', 'stty', 'setsid', 'chroot', 'kill', 'sync', 'reboot', 'usleep', 'ip', 'mkdir'];
 
 const normalize = (name: string) => name.replace(/-/g, '_');
 
@@ -85,15 +87,17 @@ export interface Initramfs {
   digest: string;
   /** Load order per transport, as written to /etc/modules-<transport>. */
   modules: Record<VirtioTransport, string[]>;
+  /** Network modules not already in a transport list, as written to /etc/modules-net. */
+  netModules: string[];
 }
 
 function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function archiveEntries(init: Buffer, busybox: Buffer, modules: Record<VirtioTransport, string[]>, index: Map<string, string>): CpioEntry[] {
+function archiveEntries(init: Buffer, busybox: Buffer, modules: Record<VirtioTransport, string[]>, netModules: string[], index: Map<string, string>): CpioEntry[] {
   const dirs = ['bin', 'dev', 'etc', 'lib', 'lib/modules', 'mnt', 'mnt/scratch', 'newroot', 'proc', 'run', 'sys'];
-  const allModules = [...new Set([...modules.mmio, ...modules.pci])].sort();
+  const allModules = [...new Set([...modules.mmio, ...modules.pci, ...netModules])].sort();
   return [
     ...dirs.map((path): CpioEntry => ({ kind: 'dir', path, mode: 0o755 })),
     // The kernel opens /dev/console for init before devtmpfs is mounted.
@@ -104,6 +108,7 @@ function archiveEntries(init: Buffer, busybox: Buffer, modules: Record<VirtioTra
     ...(Object.keys(modules) as VirtioTransport[]).map(
       (transport): CpioEntry => ({ kind: 'file', path: `etc/modules-${transport}`, mode: 0o644, data: Buffer.from(modules[transport].map((name) => `${name}.ko\n`).join('')) }),
     ),
+    { kind: 'file', path: 'etc/modules-net', mode: 0o644, data: Buffer.from(netModules.map((name) => `${name}.ko\n`).join('')) },
     { kind: 'file', path: 'init', mode: 0o755, data: init },
   ];
 }
@@ -120,14 +125,16 @@ export async function ensureInitramfs(stateDir: string, kernel: GuestKernel): Pr
     mmio: await moduleLoadOrder(TRANSPORT_MODULES.mmio, index),
     pci: await moduleLoadOrder(TRANSPORT_MODULES.pci, index),
   };
-  const key = sha256(JSON.stringify({ format: 1, kernel: kernel.digest, init: sha256(init), busybox: sha256(busybox), modules })).slice(0, 16);
+  // Both transports already load virtio_ring/virtio: the net list keeps only what they lack.
+  const netModules = (await moduleLoadOrder(NET_MODULES, index)).filter((name) => !modules.mmio.includes(name) || !modules.pci.includes(name));
+  const key = sha256(JSON.stringify({ format: 1, kernel: kernel.digest, init: sha256(init), busybox: sha256(busybox), modules, netModules })).slice(0, 16);
   const dir = join(stateDir, 'vm', 'initramfs');
   const path = join(dir, `${key}.cpio`);
   if (!existsSync(path) || statSync(path).size === 0) {
     mkdirSync(dir, { recursive: true });
     const partial = `${path}.${process.pid}.partial`;
-    writeFileSync(partial, writeCpioNewc(archiveEntries(init, busybox, modules, index)));
+    writeFileSync(partial, writeCpioNewc(archiveEntries(init, busybox, modules, netModules, index)));
     renameSync(partial, path);
   }
-  return { path, digest: `sha256:${sha256(readFileSync(path))}`, modules };
+  return { path, digest: `sha256:${sha256(readFileSync(path))}`, modules, netModules };
 }

@@ -1,7 +1,7 @@
 /**
  * The qemu command line for one trial VM. microvm and q35 differ only in the machine and in the
  * virtio transport (mmio `*-device` vs `*-pci`); everything else is shared so the two arms differ
- * by machine model alone. No NIC at all (-nodefaults, -nic none). The guest's stdout console is
+ * by machine model alone. No NIC (-nodefaults, -nic none) unless the task has a service (serviceNetArgs). The guest's stdout console is
  * the serial port on qemu's stdio; its stderr is a virtconsole written to qemu's own stderr, which
  * must be a socket (spawnTrial's pipes are).
  */
@@ -47,7 +47,35 @@ export interface VmLaunchSpec {
   tscKhz: number | null;
   /** Extra kernel command-line words. */
   extraCmdline?: string[];
+  /** TCG translation-cache size, MiB (default DEFAULT_TCG_TB_SIZE_MiB); unused under KVM. */
+  tcgTbSizeMiB?: number;
+  /** TCG CPU model (`qemu64`, `max`); absent = qemu's default (qemu64). KVM always uses `host`. */
+  cpuModel?: string | null;
+  /** Extra read-only disks (task mounts), found by the guest through their serials. */
+  extraDisks?: { serial: string; path: string }[];
+  /** The one network destination: a guestfwd from GUEST_SERVICE_ADDR:PORT to a host Unix socket. */
+  serviceSocket?: string | null;
 }
+
+/** Where a guest reaches the task's service: slirp guestfwd, restrict=on, so nothing else routes. */
+export const GUEST_SERVICE_ADDR = '10.0.2.100';
+export const GUEST_SERVICE_PORT = 18080;
+/** The guest's own /32 address (slirp's default guest address). */
+export const GUEST_ADDR = '10.0.2.15';
+
+/**
+ * User networking reduced to one destination: `restrict=on` drops every packet slirp would route
+ * (the host, DNS, the outside), and one guestfwd runs `socat` per guest connection to the socket.
+ * The guest gets a /32 and one host route (vm-init.sh), so any other address fails at once.
+ */
+export function serviceNetArgs(profile: MachineProfile, socketPath: string): string[] {
+  const cmd = `socat STDIO UNIX-CONNECT:${socketPath}`;
+  const device = profile.transport === 'mmio' ? 'virtio-net-device' : 'virtio-net-pci';
+  return ['-netdev', `user,id=sbnet,restrict=on,guestfwd=tcp:${GUEST_SERVICE_ADDR}:${GUEST_SERVICE_PORT}-cmd:${optionValue(cmd)}`, '-device', `${device},netdev=sbnet`];
+}
+
+// 32 MiB instead of qemu's default (1 GiB on 64-bit hosts): ~40 MiB less per VM (backend-notes "QEMU").
+export const DEFAULT_TCG_TB_SIZE_MiB = 32;
 
 /** qemu option values use "," as separator; a literal comma is written ",,". */
 const optionValue = (value: string) => value.replace(/,/g, ',,');
@@ -69,13 +97,16 @@ function diskArgs(profile: MachineProfile, id: string, file: string, serial: str
 
 export function qemuArgv(spec: VmLaunchSpec): string[] {
   const { profile } = spec;
-  const accel = spec.accelerator === 'kvm' ? ['-accel', 'kvm', '-cpu', 'host'] : ['-accel', 'tcg,tb-size=32']; // tb-size=32: ~40 MiB less per VM (backend-notes)
+  const accel = spec.accelerator === 'kvm'
+    ? ['-accel', 'kvm', '-cpu', 'host']
+    : ['-accel', `tcg,tb-size=${spec.tcgTbSizeMiB ?? DEFAULT_TCG_TB_SIZE_MiB}`, ...(spec.cpuModel ? ['-cpu', spec.cpuModel] : [])];
   const disks = spec.disks
     ? [
         ...diskArgs(profile, 'root', spec.disks.root, ROOT_DISK_SERIAL, 'readonly=on'),
         // cache=unsafe: the scratch disk is thrown away if the host crashes, so skip host flushes.
         ...diskArgs(profile, 'scratch', spec.disks.scratch, SCRATCH_DISK_SERIAL, 'cache=unsafe'),
         ...diskArgs(profile, 'task', spec.disks.task, TASK_DISK_SERIAL, 'readonly=on'),
+        ...(spec.extraDisks ?? []).flatMap((disk) => diskArgs(profile, disk.serial, disk.path, disk.serial, 'readonly=on')),
       ]
     : [];
   return [
@@ -85,7 +116,8 @@ export function qemuArgv(spec: VmLaunchSpec): string[] {
     ...accel,
     '-smp', String(spec.vcpus),
     '-m', String(spec.memoryMiB),
-    '-nodefaults', '-no-user-config', '-display', 'none', '-nic', 'none',
+    '-nodefaults', '-no-user-config', '-display', 'none',
+    ...(spec.serviceSocket ? serviceNetArgs(profile, spec.serviceSocket) : ['-nic', 'none']),
     '-serial', 'stdio',
     // reboot=t in the guest + -no-reboot: the init's final reset ends qemu instead of looping.
     '-no-reboot',

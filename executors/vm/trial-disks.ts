@@ -47,7 +47,15 @@ export function guestEnv(task: TaskCommand): Record<string, string> {
 }
 
 /** The shell fragment vm-init.sh sources: `env -i --chdir=/workspace K=V... argv` runs inside the image. */
-export function renderTaskFile(task: TaskCommand): string {
+/** What the guest init sets up beyond the task: extra disks mounted read-only, the service route. */
+export interface GuestExtras {
+  /** `serial=target` for each mount disk. */
+  mounts: { serial: string; target: string }[];
+  /** `<guest address> <service address>` when the task has a service. */
+  net: { guestAddr: string; serviceAddr: string } | null;
+}
+
+export function renderTaskFile(task: TaskCommand, extras: GuestExtras = { mounts: [], net: null }): string {
   for (const key of Object.keys(task.env)) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new Error(`environment variable name ${JSON.stringify(key)} cannot be passed to the guest`);
   }
@@ -55,12 +63,14 @@ export function renderTaskFile(task: TaskCommand): string {
   if (task.argv[0]!.includes('=')) throw new Error(`argv[0] ${JSON.stringify(task.argv[0])} contains "=", which env(1) would take for an assignment`);
   const assignments = Object.entries(guestEnv(task)).map(([key, value]) => `${key}=${value}`);
   const words = ['/usr/bin/env', '-i', '--chdir=/workspace', ...assignments, ...task.argv];
-  return `# sandbench task v1\nSB_STDIN=${task.stdin}\nset -- ${words.map(shellQuote).join(' ')}\n`;
+  const mounts = extras.mounts.map(({ serial, target }) => `${serial}=${target}`).join(' ');
+  const net = extras.net ? `${extras.net.guestAddr} ${extras.net.serviceAddr}` : '';
+  return `# sandbench task v1\nSB_STDIN=${task.stdin}\nSB_MOUNTS=${shellQuote(mounts)}\nSB_NET=${shellQuote(net)}\nset -- ${words.map(shellQuote).join(' ')}\n`;
 }
 
 /** Write the task disk; padded with newlines to whole 512-byte sectors (virtio-blk sees sectors). */
-export function writeTaskDisk(task: TaskCommand, dir: string): string {
-  const text = Buffer.from(renderTaskFile(task), 'utf8');
+export function writeTaskDisk(task: TaskCommand, dir: string, extras?: GuestExtras): string {
+  const text = Buffer.from(renderTaskFile(task, extras), 'utf8');
   const padded = Buffer.alloc(Math.ceil((text.length + 1) / 512) * 512, '\n');
   text.copy(padded);
   const path = join(dir, 'task.raw');

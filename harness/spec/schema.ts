@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { BACKENDS } from '../backends.ts';
 import { parseDurationMs, parseSizeMiB } from './units.ts';
 
-export const EXPERIMENT_KINDS = ['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'command', 'isolation'] as const;
+export const EXPERIMENT_KINDS = ['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'command', 'isolation', 'checkpoint', 'agent'] as const;
 export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
 
 const duration = z
@@ -94,6 +94,8 @@ export const DensitySpecSchema = z
     budget_memory: size.default(2048),
     /** Guest RAM per VM worker. */
     vm_memory: size.default(256),
+    /** TCG translation-cache size per VM worker, MiB (`-accel tcg,tb-size=`); a recorded control (ignored under KVM). */
+    vm_tcg_tb_size: z.number().int().positive().default(32),
     payload_mib: z.number().int().nonnegative().default(32),
     ready_timeout: duration.default(120_000),
     /** Bisect the largest N where every batch passes, between these bounds. */
@@ -116,6 +118,49 @@ export const ReplaySpecSchema = z
     /** How sandbench's preparer is launched: a plain-JS bundle built before the first trial (default:
      *  tsx start-up would dominate the timing), a V8 startup snapshot of it, the lean tsx entry, or the full CLI. */
     preparer_entry: z.enum(['bundle', 'snapshot', 'tsx-lean', 'cli']).default('bundle'),
+  })
+  .strict();
+
+/** agent kind: arms are backend × agent CLI, variant `<agent>` or `<agent>@cpu-<model>` (experiments/agent). */
+export const AgentSpecSchema = z
+  .object({
+    /** A CLI that sent no model request by then is stopped: failed/timeout (the study's 90 s preflight). */
+    init_deadline: duration.default(90_000),
+    /** The model script (path from the project root or absolute); its default task drives every CLI. */
+    script: z.string().min(1).default('data/model-scripts/marker.yaml'),
+    prompt: z.string().min(1).default('Run the shell command `printf fixture > marker.txt` in the current directory, then reply done.'),
+    /** The file the script's tool call writes, and the bytes it must hold for a valid trial. */
+    candidate_file: z.string().min(1).default('marker.txt'),
+    candidate_content: z.string().default('fixture'),
+    /** Model service capacity: service time = base_ms + per_token_ms × reply tokens. */
+    slots: z.number().int().positive().default(1),
+    base_ms: z.number().nonnegative().default(0),
+    per_token_ms: z.number().nonnegative().default(0),
+  })
+  .strict();
+
+/** checkpoint kind: branch K children from one mid-rollout parent per trial (experiments/checkpoint). */
+export const CheckpointSpecSchema = z
+  .object({
+    children: z.array(z.number().int().positive().max(32)).min(1).default([1, 4, 8]),
+    /** The parent's larger file, MiB (issue 18: one 32 MiB file next to small edits). */
+    file_mib: z.number().int().nonnegative().default(32),
+    /** Guest RAM of the VM arms. */
+    vm_memory: size.default(256),
+  })
+  .strict();
+
+/** Where an isolation trial's fixtures sit relative to $HOME (a recorded control; experiments/isolation/isolation-placement.ts). */
+export const FIXTURE_PLACEMENTS = ['outside-home', 'inside-home'] as const;
+
+export const IsolationSpecSchema = z
+  .object({
+    /** Every arm runs once per placement in each block; `outside-home` is the protocol's (published) placement. */
+    placements: z
+      .array(z.enum(FIXTURE_PLACEMENTS, { message: `expected one of ${FIXTURE_PLACEMENTS.join(', ')}` }))
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, 'a placement is listed twice')
+      .default(['outside-home']),
   })
   .strict();
 
@@ -155,6 +200,9 @@ export const SpecSchema = z
     density: DensitySpecSchema.optional(),
     replay: ReplaySpecSchema.optional(),
     lazy: LazySpecSchema.optional(),
+    agent: AgentSpecSchema.optional(),
+    isolation: IsolationSpecSchema.optional(),
+    checkpoint: CheckpointSpecSchema.optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {

@@ -1,0 +1,241 @@
+/**
+ * The `agent` kind: a real agent CLI inside a sandbox, against sandbench's deterministic model
+ * service, doing a scripted tool loop (write the candidate file with the shell tool, finish).
+ * Arms are backend × agent CLI (agent-arms.ts). Per run: the agent layers (cached, built from the
+ * registry), one model service on a Unix socket in the run's scratch directory with its traffic
+ * journal in the bundle, and a support directory (entry script + forwarder). Per trial: an empty
+ * workspace, one launch with the layer and support mounted read-only and the socket as the only
+ * reachable destination, an init deadline on the first model request, then the judge
+ * (agent-judge.ts) on exit, journal entries, candidate file.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SANDBOX_MOUNT_ROOT, type TaskCommand, type TrialContext } from '../../harness/contracts/executor.ts';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
+import { UserError } from '../../harness/errors.ts';
+import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { buildPlan, specArms, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { AgentSpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
+import { FORWARDER_SCRIPT, MODEL_JOURNAL_FILE, loadModelScript, startModelService, type ModelJournalEntry, type ModelScript, type ModelService } from '../../services/model/index.ts';
+import { baseRecord, trialScratchDir } from '../trial-experiment.ts';
+import { parseAgentArm } from './agent-arms.ts';
+import { agentKindAnalysis } from './agent-analysis.ts';
+import { judgeAgentTrial } from './agent-judge.ts';
+import type { AgentName } from './agents.ts';
+import { ensureLayer, type AgentLayer } from './layers.ts';
+
+export const ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'agent', 'run-agent.sh');
+/** Inside every sandbox: the agent's layer and the support files (entry script, forwarder). */
+export const LAYER_TARGET = `${SANDBOX_MOUNT_ROOT}/agent`;
+export const SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/support`;
+/** Service name: the socket appears at /run/sandbench/model.sock in namespaces and containers. */
+const SERVICE_NAME = 'model';
+
+export type AgentOptions = ReturnType<typeof AgentSpecSchema.parse>;
+
+export function agentOptions(spec: Spec): AgentOptions {
+  return spec.agent ?? AgentSpecSchema.parse({});
+}
+
+/** Validate every arm up front, so a bad variant is a spec error naming the arm, not a failed trial. */
+export function agentArms(spec: Spec): ReturnType<typeof parseAgentArm>[] {
+  return spec.arms.map((arm, index) => parseAgentArm({ backend: arm.backend, variant: arm.variant ?? null }, index));
+}
+
+interface RunState {
+  service: ModelService;
+  script: ModelScript;
+  scriptedTurns: number;
+  layers: Map<AgentName, AgentLayer>;
+  supportDir: string;
+  supportKey: string;
+  baselineDir: string;
+}
+
+function resolveScript(options: AgentOptions): { script: ModelScript; turns: number } {
+  const path = isAbsolute(options.script) ? options.script : join(PROJECT_ROOT, options.script);
+  if (!existsSync(path)) throw new UserError(`agent.script: ${options.script} does not exist (give a model script path from the project root, e.g. data/model-scripts/marker.yaml)`);
+  const script = loadModelScript(path);
+  const task = script.tasks[0];
+  if (!task) throw new UserError(`agent.script: ${options.script} has no task`);
+  return { script, turns: task.turns.length };
+}
+
+/** The support directory the sandbox sees at SUPPORT_TARGET; its key changes with either file. */
+function writeSupport(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(ENTRY_SCRIPT, join(dir, 'run-agent.sh'));
+  copyFileSync(FORWARDER_SCRIPT, join(dir, 'forwarder.py'));
+  chmodSync(join(dir, 'run-agent.sh'), 0o755);
+  const digest = createHash('sha256').update(readFileSync(ENTRY_SCRIPT)).update(readFileSync(FORWARDER_SCRIPT)).digest('hex');
+  return `agent-support-${digest.slice(0, 16)}`;
+}
+
+function readJournal(path: string, fromNs: bigint, toNs: bigint): ModelJournalEntry[] {
+  if (!existsSync(path)) return [];
+  const entries: ModelJournalEntry[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const entry = JSON.parse(line) as ModelJournalEntry;
+      const arrival = BigInt(entry.t_arrival_ns);
+      if (arrival >= fromNs && arrival <= toNs) entries.push(entry);
+    } catch {
+      // a torn last line is written by a request still in flight; the next read sees it whole
+    }
+  }
+  return entries;
+}
+
+export function createAgentExperiment(): Experiment {
+  let state: RunState | null = null;
+  return {
+    kind: 'agent',
+    analysis: agentKindAnalysis,
+    plan: (spec) => {
+      agentArms(spec);
+      return buildPlan(spec);
+    },
+    executorArms: (spec) => specArms(spec),
+    async prepare(ctx) {
+      const options = agentOptions(ctx.spec);
+      const arms = agentArms(ctx.spec);
+      const { script, turns } = resolveScript(options);
+      const layers = new Map<AgentName, AgentLayer>();
+      for (const { agent } of arms) {
+        if (!layers.has(agent.name)) layers.set(agent.name, await ensureLayer(ctx.run.stateDir, agent, ctx.run.log));
+      }
+      const scratch = runScratchDir(ctx.run.stateDir, ctx.run.runId);
+      const baselineDir = join(scratch, 'baseline');
+      rmSync(baselineDir, { recursive: true, force: true });
+      mkdirSync(baselineDir, { recursive: true });
+      const supportDir = join(scratch, 'agent-support');
+      const supportKey = writeSupport(supportDir);
+      const service = await startModelService({
+        script,
+        socketDir: scratch,
+        port: 0,
+        slots: options.slots,
+        baseMs: options.base_ms,
+        perTokenMs: options.per_token_ms,
+        journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE),
+        log: ctx.run.log,
+      });
+      ctx.run.cleanup.register('process', `model service ${service.socketPath}`, () => service.close());
+      state = { service, script, scriptedTurns: turns, layers, supportDir, supportKey, baselineDir };
+    },
+    async runTrial(planned, ctx) {
+      if (!state) throw new Error('agent kind: runTrial before prepare');
+      return runAgentTrial(planned, ctx, state);
+    },
+    async teardown() {
+      if (state) await state.service.close();
+      state = null;
+    },
+  };
+}
+
+async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, state: RunState): Promise<TrialRecord> {
+  const record = baseRecord(ctx, planned);
+  const options = agentOptions(ctx.spec);
+  const { agent, cpuModel } = parseAgentArm(planned.arm);
+  const layer = state.layers.get(agent.name)!;
+  const trialDir = trialScratchDir(ctx, planned.trial_id);
+  rmSync(trialDir, { recursive: true, force: true });
+  mkdirSync(trialDir, { recursive: true });
+  const scratch = ctx.run.cleanup.register('tempdir', trialDir, () => rmSync(trialDir, { recursive: true, force: true }));
+  const executor = ctx.executorFor(planned.arm);
+  const trial: TrialContext = {
+    run: ctx.run,
+    trialId: planned.trial_id,
+    baselineWorkspace: state.baselineDir,
+    trialDir,
+    timeoutMs: ctx.spec.timeout,
+    controls: { cpus: ctx.spec.controls.cpus ?? null, memoryMiB: ctx.spec.controls.memory ?? null, cpuModel },
+    budget: null,
+  };
+  const facts: Record<string, unknown> = {
+    agent: agent.name,
+    agent_version: agent.version,
+    agent_reported_version: layer.meta.reported_version,
+    protocol: agent.protocol,
+    vm_cpu_model: planned.arm.backend.startsWith('qemu-') ? (cpuModel ?? 'qemu64') : null,
+    layer_key: layer.contentKey,
+    support_key: state.supportKey,
+  };
+  try {
+    const prepareStart = process.hrtime.bigint();
+    const binding = await executor.stageWorkspace(trial);
+    const prepareMs = Number(process.hrtime.bigint() - prepareStart) / 1e6;
+    const task: TaskCommand = {
+      argv: ['/bin/sh', `${SUPPORT_TARGET}/run-agent.sh`, agent.name, options.prompt],
+      env: { SANDBENCH_AGENT_LAYER: LAYER_TARGET, SANDBENCH_RUN_ID: ctx.run.runId },
+      stdin: 'none',
+      mounts: [
+        { source: layer.dir, target: LAYER_TARGET, contentKey: layer.contentKey },
+        { source: state.supportDir, target: SUPPORT_TARGET, contentKey: state.supportKey },
+      ],
+      service: { name: SERVICE_NAME, socketPath: state.service.socketPath, ...(state.service.port ? { tcp: { host: '127.0.0.1', port: state.service.port } } : {}) },
+    };
+    let running;
+    try {
+      running = await executor.launch(trial, task);
+    } catch (error) {
+      return { ...record, outcome: 'failed', failure_category: 'setup_failed', metrics: { prepare_ms: prepareMs }, notes: [`launch failed: ${error instanceof Error ? error.message : error}`], facts };
+    }
+    const killer = ctx.run.cleanup.register('process', `trial ${planned.trial_id}`, () => running.kill('harness interrupted'));
+    // Init deadline: a CLI that has not sent its first model request by then is stopped.
+    const requestsBefore = state.service.stats().requests;
+    let initDeadlineHit = false;
+    const deadline = setTimeout(() => {
+      if (state.service.stats().requests === requestsBefore) {
+        initDeadlineHit = true;
+        void running.kill('init deadline');
+      }
+    }, options.init_deadline);
+    const exit = await running.exit;
+    clearTimeout(deadline);
+    ctx.run.cleanup.forget(killer);
+    // The journal line of the last request is written when its reply ends; let the loop flush it.
+    await sleep(50);
+    const entries = readJournal(state.service.journalPath, running.tSpawnNs, exit.tExitNs);
+    const candidates = await executor.collect(trial, binding);
+    const candidate = await candidates.read(options.candidate_file);
+    const verdict = judgeAgentTrial({
+      tSpawnNs: running.tSpawnNs,
+      exit,
+      lines: running.lines,
+      entries,
+      scriptedTurns: state.scriptedTurns,
+      candidate,
+      expectedCandidate: options.candidate_content,
+      initDeadlineHit,
+      initDeadlineMs: options.init_deadline,
+    });
+    const firstRequest = verdict.metrics.first_request_ms ?? null;
+    return {
+      ...record,
+      outcome: verdict.outcome,
+      failure_category: verdict.category,
+      exit_code: exit.exitCode,
+      t_spawn_ns: running.tSpawnNs.toString(),
+      ready_ms: firstRequest,
+      result_ms: verdict.metrics.tool_result_ms ?? null,
+      completion_ms: verdict.metrics.completion_ms ?? null,
+      metrics: { ...verdict.metrics, prepare_ms: prepareMs },
+      validity: verdict.validity,
+      notes: verdict.notes,
+      facts: { ...candidates.facts, ...facts, ...verdict.facts, arm_label: armLabel(planned.arm), candidate_files: candidates.changed },
+    };
+  } catch (error) {
+    return { ...record, outcome: 'failed', failure_category: 'harness_error', notes: [`harness error: ${error instanceof Error ? error.message : String(error)}`], facts };
+  } finally {
+    await executor.finishTrial(trial).catch(() => undefined);
+    await ctx.run.cleanup.release(scratch);
+  }
+}
+
+export const agentExperiment = createAgentExperiment();

