@@ -19,8 +19,11 @@
  *
  * Reaching it: a client's base URL is http://127.0.0.1:PORT (host, or the in-sandbox forwarder
  * services/model/forwarder.py from 127.0.0.1:PORT to the bind-mounted socket). A task other than
- * the script's default is named by a path prefix: base URL http://127.0.0.1:PORT/t/<task-id>
- * (then /v1/responses, /v1/chat/completions, /v1/messages follow as each CLI appends them).
+ * the script's default is named by a path prefix, and so is the attempt (trial/rollout) that sends
+ * the traffic: base URL http://127.0.0.1:PORT/t/<task-id>/a/<attempt-id> (either part optional;
+ * /v1/responses, /v1/chat/completions, /v1/messages follow as each CLI appends them). The journal
+ * records task_id and attempt, so one run-wide service's traffic splits per attempt:
+ * summarizeAttempts(entries) (journal-summary.ts) gives first request, turns, model wait per attempt.
  *
  * Reading it back: readModelJournal(path) → { entries, tornTail } (every line validated).
  * Scripts: parseModelScript(value, name) / loadModelScript(path); turns {shell}, {text}, {fail: 503}.
@@ -43,6 +46,7 @@ import { createHandler, type ServiceStats } from './server.ts';
 export { loadModelScript, parseModelScript, ModelScriptError, MODEL_SCRIPT_SCHEMA, MINI_SUBMIT_MARKER, type ModelScript, type ModelScriptInput } from './script.ts';
 export { MODEL_JOURNAL_SCHEMA, ModelJournalEntrySchema, readModelJournal, TIMING_FIELDS, type ModelJournalEntry, type ModelJournalContents } from './journal.ts';
 export type { ServiceStats } from './server.ts';
+export { scriptedTurnsProblem, summarizeAttempts, type AttemptTraffic } from './journal-summary.ts';
 
 export const MODEL_SOCKET_NAME = 'model.sock';
 /** The journal's file name in a bundle; the bundle layout lists it too (harness/bundle/layout.ts BUNDLE_FILES.modelJournal). */

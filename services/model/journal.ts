@@ -35,6 +35,8 @@ export const ModelJournalEntrySchema = z
     model: z.string().nullable(),
     script_id: z.string(),
     task_id: z.string().nullable(),
+    /** Attempt named by the URL prefix /a/<attempt-id>/ (null without one). */
+    attempt: z.string().nullable(),
     /** Script turn that answered (tool results in the request); null for side replies and errors before a turn. */
     turn: z.number().int().nullable(),
     reply: z.enum(['tool', 'text', 'submit', 'side', 'fail']).nullable(),

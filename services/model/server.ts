@@ -39,12 +39,26 @@ export interface ServiceStats {
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 
-/** The path a client used, without an optional `/t/<task-id>` prefix that names the script task. */
-export function splitTaskPrefix(url: string): { task: string | null; path: string } {
-  const path = url.split('?')[0] ?? '/';
-  const match = /^\/t\/([^/]+)(\/.*)?$/.exec(path);
-  if (!match) return { task: null, path };
-  return { task: decodeURIComponent(match[1]), path: match[2] ?? '/' };
+/**
+ * The path a client used, without the optional routing prefix `/t/<task-id>` (which script task
+ * answers) and `/a/<attempt-id>` (which trial or rollout attempt sent it, recorded in the journal
+ * so one run-wide service's traffic splits per attempt). Either may be absent; /t comes first.
+ */
+export function splitRoutePrefix(url: string): { task: string | null; attempt: string | null; path: string } {
+  let path = url.split('?')[0] ?? '/';
+  let task: string | null = null;
+  let attempt: string | null = null;
+  const taskMatch = /^\/t\/([^/]+)(\/.*)?$/.exec(path);
+  if (taskMatch) {
+    task = decodeURIComponent(taskMatch[1]);
+    path = taskMatch[2] ?? '/';
+  }
+  const attemptMatch = /^\/a\/([^/]+)(\/.*)?$/.exec(path);
+  if (attemptMatch) {
+    attempt = decodeURIComponent(attemptMatch[1]);
+    path = attemptMatch[2] ?? '/';
+  }
+  return { task, attempt, path };
 }
 
 function endpointOf(method: string, path: string): Endpoint {
@@ -151,6 +165,7 @@ export function createHandler(deps: HandlerDeps) {
       model: null,
       script_id: deps.script.id,
       task_id: null,
+      attempt: null,
       turn: null,
       reply: null,
       tool_name: null,
@@ -183,7 +198,8 @@ export function createHandler(deps: HandlerDeps) {
     entry.t_enqueued_ns = tEnqueued.toString();
     entry.request_bytes = body.length;
     entry.request_sha256 = sha256(body);
-    const { task: pathTask, path } = splitTaskPrefix(entry.path);
+    const { task: pathTask, attempt, path } = splitRoutePrefix(entry.path);
+    entry.attempt = attempt;
     const endpoint = endpointOf(entry.method, path);
     entry.endpoint = endpoint;
     const written: string[] = [];

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseModelScript, readModelJournal, startModelService } from '../../../services/model/index.ts';
+import { parseModelScript, readModelJournal, scriptedTurnsProblem, startModelService, summarizeAttempts } from '../../../services/model/index.ts';
 import { claudeRequest, piRequest } from './cli-requests.ts';
 import { send } from './client.ts';
 
@@ -46,4 +46,27 @@ it('readModelJournal drops a torn last line with a warning and names a corrupt l
   const corrupt = join(dir, 'corrupt.jsonl');
   writeFileSync(corrupt, '{"schema":"sandbench-model-journal/1"}\n{}\n');
   expect(() => readModelJournal(corrupt)).toThrow(/corrupt\.jsonl: line 1 is not a model journal entry/);
+});
+
+it('splits run-wide traffic per attempt (/a/<id>/) and checks each saw exactly its scripted turns', async () => {
+  const script = parseModelScript({ schema: 'sandbench-model-script/1', id: 'split', tasks: [{ id: 'marker', turns: [{ shell: 'true' }, { text: 'done' }] }] }, 'inline');
+  const service = await startModelService({ script, socketDir: join(dir, 'split') });
+  try {
+    await send(service.socketPath, 'HEAD', '/a/trial-1/api/hello');
+    await send(service.socketPath, 'POST', '/a/trial-1/v1/messages', claudeRequest(1));
+    await send(service.socketPath, 'POST', '/t/marker/a/trial-1/v1/messages', claudeRequest(2));
+    await send(service.socketPath, 'POST', '/a/trial-2/v1/chat/completions', piRequest(1));
+    await send(service.socketPath, 'POST', '/a/trial-2/v1/chat/completions', { ...piRequest(1), tools: [] }); // a side call
+    await send(service.socketPath, 'POST', '/a/trial-2/v1/chat/completions', { ...piRequest(1), tools: [{ type: 'function', function: { name: 'read', parameters: {} } }] });
+  } finally {
+    await service.close();
+  }
+  const [one, two] = summarizeAttempts(readModelJournal(service.journalPath).entries);
+  expect(one).toMatchObject({ attempt: 'trial-1', taskIds: ['marker'], requests: 3, generations: 2, turnsAnswered: [0, 1], sideReplies: 0, failures: {} });
+  expect(one.firstGenerationNs! > one.firstArrivalNs!).toBe(true);
+  expect(one.lastServiceEndNs! > one.firstGenerationNs!).toBe(true);
+  expect(scriptedTurnsProblem(one, script.tasks[0])).toBeNull();
+  expect(two).toMatchObject({ attempt: 'trial-2', requests: 3, generations: 2, turnsAnswered: [0], sideReplies: 1, failures: { tool_mismatch: 1 } });
+  expect(scriptedTurnsProblem(two, script.tasks[0])).toBe('model requests failed: 1× tool_mismatch');
+  expect(scriptedTurnsProblem({ ...two, failures: {} }, script.tasks[0])).toBe('turns answered [0], scripted [0, 1]');
 });
