@@ -131,9 +131,15 @@ fi
 host="$(hostname -s)"
 getent hosts "$host" >/dev/null 2>&1 || die "hostname $host does not resolve (SlurmctldHost must): add it to /etc/hosts"
 
-# The dirs must be world-readable: munged refuses a socket directory others cannot reach.
+# The dirs must be world-reachable: munged refuses a socket whose directory, or any directory above
+# it, others cannot search ("Socket is inaccessible").
 mkdir -p "$dir" "$dir/munge" "$dir/state" "$dir/spool" "$dir/run" "$dir/log"
 chmod 755 "$dir" "$dir/munge"
+up="$(dirname "$dir")"
+while [ "$up" != / ]; do
+  [ -n "$(find "$up" -maxdepth 0 -perm -o+x)" ] || die "$up is not searchable by others (munged needs every directory above its socket to be): chmod o+x $up, or choose another --dir"
+  up="$(dirname "$up")"
+done
 rm -f "$dir"/run/*.pid
 
 # A fresh key per cluster: nothing outside this directory can talk to it.

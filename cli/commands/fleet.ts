@@ -7,7 +7,7 @@ import { EXPERIMENTS } from '../../experiments/registry.ts';
 import { podNeeds } from '../../harness/fleet/backend-needs.ts';
 import { buildJobManifest, jobName } from '../../harness/fleet/job-manifest.ts';
 import { LOG_DIR, slurmJobName, slurmScripts } from '../../harness/fleet/slurm-script.ts';
-import { mergeDependency, submitCampaign } from '../../harness/fleet/slurm-submit.ts';
+import { mergeDependency, resubmittedMergeDependency, submitCampaign } from '../../harness/fleet/slurm-submit.ts';
 import { parseCpuList } from '../../harness/controls/cpu-affinity.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { nonNegativeInt, positiveInt } from '../parse-options.ts';
@@ -168,6 +168,6 @@ function registerSlurm(fleet: Command): void {
       const submitted = await submitCampaign(shardPath, mergePath);
       process.stdout.write(`submitted: array job ${submitted.arrayJobId} (tasks ${submitted.arrayJobId}_0..${submitted.arrayJobId}_${flags.shards - 1}), merge job ${submitted.mergeJobId} after all of them\n`);
       process.stdout.write(`array_job=${submitted.arrayJobId} merge_job=${submitted.mergeJobId}\n`);
-      process.stdout.write(`if a task fails or is cancelled, the merge job is cancelled: requeue the task (scontrol requeue ${submitted.arrayJobId}_<i>), then sbatch ${mergeDependency(submitted.arrayJobId).join(' ')} ${mergePath}\n`);
+      process.stdout.write(`if a task fails or is cancelled, the merge job is cancelled: requeue the task (scontrol requeue ${submitted.arrayJobId}_<i>; it resumes its bundle), then merge again with: sbatch ${resubmittedMergeDependency(submitted.arrayJobId, flags.shards).join(' ')} ${mergePath}\n`);
     });
 }

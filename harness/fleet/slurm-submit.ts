@@ -23,6 +23,16 @@ export function mergeDependency(arrayJobId: string): string[] {
   return [`--dependency=afterok:${arrayJobId}`, '--kill-on-invalid-dep=yes'];
 }
 
+/**
+ * For a merge resubmitted after a task was cancelled and requeued: `afterok:<array>` stays never
+ * satisfied once any task ended badly, even after its rerun completed (Slurm 22.05, measured:
+ * data/slurm/one-node-cluster.md), while `afterok` on each task sees the rerun.
+ */
+export function resubmittedMergeDependency(arrayJobId: string, shards: number): string[] {
+  const tasks = Array.from({ length: shards }, (_, i) => `${arrayJobId}_${i}`).join(':');
+  return [`--dependency=afterok:${tasks}`, '--kill-on-invalid-dep=yes'];
+}
+
 async function sbatch(args: string[], what: string): Promise<string> {
   let result;
   try {
