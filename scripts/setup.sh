@@ -12,6 +12,7 @@ APT_PACKAGES="
   qemu-system-x86 qemu-utils qemu-block-extra busybox-static cpio kmod e2fsprogs erofs-utils
   mmdebstrap debootstrap squashfs-tools httpfs2 docker-registry
   hyperfine chromium python3-venv ca-certificates git
+  iproute2
   gcc libc6-dev
   slurm-wlm munge
   socat strace
@@ -70,6 +71,10 @@ if ! command -v pvisor >/dev/null 2>&1; then
     log "pvisor-sandbox could not be installed; the pvisor arms will be skipped (see sandbench doctor)"
   fi
 fi
+
+# CRIU >= 4.2 for podman checkpoints: bookworm's 3.17 (and trixie's 4.1) fail on this kernel, so it is
+# built from Debian's sid source package into /opt/sandbench-criu; never fatal (the arm says why).
+sh scripts/build-criu.sh || log "CRIU could not be built; checkpoint arms of podman will be unavailable (see sandbench doctor)"
 
 log "building the task image (cached after the first build)"
 node bin/sandbench.mjs images build >/dev/null

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { BACKENDS } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 import { collectHostFacts } from '../../harness/provenance/host-facts.ts';
+import { criuDoctorLine, probeCriu } from '../../executors/checkpoint/criu.ts';
 
 export function registerDoctor(program: Command): void {
   program
@@ -19,8 +20,9 @@ export function registerDoctor(program: Command): void {
             : { backend, available: false, version: null, details: {}, reason: 'no adapter in this build' },
         );
       }
+      const criu = await probeCriu();
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ host, backends: probes }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ host, backends: probes, criu }, null, 2)}\n`);
         return;
       }
       process.stdout.write(`host: ${host.cpu_model}, ${host.cores} cores, kernel ${host.kernel}, cgroup ${host.cgroup}, ${host.kvm_device ? '/dev/kvm present (the qemu lines say whether guests run under it)' : 'no /dev/kvm (VMs run under TCG)'}\n`);
@@ -31,5 +33,6 @@ export function registerDoctor(program: Command): void {
           : `--    ${probe.backend.padEnd(13)} unavailable: ${probe.reason ?? 'unknown'}${'fix' in probe && probe.fix ? ` — fix: ${probe.fix}` : ''}`;
         process.stdout.write(`${line}\n`);
       }
+      process.stdout.write(`${criuDoctorLine(criu)}\n`);
     });
 }

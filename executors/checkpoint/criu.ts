@@ -59,3 +59,11 @@ export async function probeCriu(): Promise<CriuProbe> {
   }
   return { path: null, version: null, usable: false, reason: 'CRIU is not installed', fix: FIX, pathEnv: basePath };
 }
+
+/** `doctor`'s CRIU line: the version in use, or why checkpoints are refused (3.x and 4.1 here). */
+export function criuDoctorLine(probe: CriuProbe): string {
+  const name = 'criu'.padEnd(13);
+  if (probe.usable) return `ok    ${name} ${probe.version} (${probe.path}; first in PATH for podman/runc checkpoints)`;
+  const found = probe.version ? `${probe.version} at ${probe.path} refused: ` : '';
+  return `--    ${name} ${found}${probe.reason}${probe.fix ? ` — fix: ${probe.fix}` : ''}`;
+}

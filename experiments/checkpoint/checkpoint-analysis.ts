@@ -105,7 +105,6 @@ export interface CellSummary {
 }
 
 export function summarizeCell(cell: CheckpointCell): CellSummary {
-  const k = cell.children;
   const ok = cell.records.filter((r) => r.outcome === 'ok');
   const judged = cell.records.filter((r) => r.outcome !== 'failed');
   const categories: Record<string, number> = {};
@@ -124,14 +123,14 @@ export function summarizeCell(cell: CheckpointCell): CellSummary {
     reason: status === 'unavailable' ? unavailable! : failureNotes.join(' | '),
     counts: { planned: cell.records.length, ok: ok.length, invalid: cell.records.filter((r) => r.outcome === 'invalid').length, failed: cell.records.filter((r) => r.outcome === 'failed').length, categories },
     checkpoint: estimate(metricValues(ok, 'checkpoint_ms')),
-    restore: estimate(metricValues(ok, `k${k}_restore_median_ms`)),
-    restoreMax: p50(metricValues(ok, `k${k}_restore_max_ms`)),
-    fanout: p50(metricValues(ok, `k${k}_fanout_ms`)),
+    restore: estimate(metricValues(ok, 'restore_median_ms')),
+    restoreMax: p50(metricValues(ok, 'restore_max_ms')),
+    fanout: p50(metricValues(ok, 'fanout_ms')),
     diskBytes: p50(metricValues(ok, 'checkpoint_disk_bytes')),
     memoryBytes: p50(metricValues(ok, 'checkpoint_memory_bytes')),
-    pss: p50(metricValues(ok, `k${k}_child_pss_kib`)),
-    privateKiB: p50(metricValues(ok, `k${k}_child_private_kib`)),
-    sharedKiB: p50(metricValues(ok, `k${k}_child_shared_kib`)),
+    pss: p50(metricValues(ok, 'child_pss_kib')),
+    privateKiB: p50(metricValues(ok, 'child_private_kib')),
+    sharedKiB: p50(metricValues(ok, 'child_shared_kib')),
     judged: sum('children_ready_count'),
     filesOk: sum('files_ok_count'),
     processOk: sum('process_ok_count'),
@@ -208,7 +207,7 @@ export function checkpointAnalysis(input: AnalysisInput): KindExtensionOutput {
 export const checkpointKindAnalysis: KindAnalysis = {
   scenario: 'fork_checkpoint',
   topic: 'fork_checkpoint',
-  primaryMetrics: ['checkpoint_ms', 'ready_ms'],
+  primaryMetrics: ['checkpoint_ms', 'restore_median_ms'],
   groupOf: checkpointCellOf,
   // Cells (mechanism × K) are known from the journal; the spec's backends are not analysis arms.
   specArms: () => [],

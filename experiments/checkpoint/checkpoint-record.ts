@@ -1,7 +1,7 @@
 /**
- * A checkpoint trial's journal record from its observation and verdict. Metrics whose value depends
- * on K carry it in the name (`k4_restore_median_ms`), so the generic summary never pools children
- * counts; per-child figures (restore times, PSS) are in facts.children for checkpoint-summary.csv.
+ * A checkpoint trial's journal record from its observation and verdict. The analysis groups records
+ * by (arm, K) (checkpointCellOf), so the generic summary never pools children counts; per-child
+ * figures (restore times, PSS) are in facts.child_results.
  */
 import { median } from 'simple-statistics';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
@@ -23,17 +23,17 @@ export function checkpointRecord(base: TrialRecord, obs: CheckpointObservation, 
   if (obs.diskBytes !== null) metrics.checkpoint_disk_bytes = obs.diskBytes;
   if (obs.memoryBytes !== null) metrics.checkpoint_memory_bytes = obs.memoryBytes;
   if (obs.diskBytes !== null && obs.memoryBytes !== null) metrics.checkpoint_bytes = obs.diskBytes + obs.memoryBytes;
-  if (obs.fanoutMs !== null) metrics[`k${k}_fanout_ms`] = obs.fanoutMs;
+  if (obs.fanoutMs !== null) metrics.fanout_ms = obs.fanoutMs;
   const restores = obs.childObservations.map((c) => c.restoreMs).filter((v): v is number => v !== null);
   if (restores.length > 0) {
-    metrics[`k${k}_restore_median_ms`] = median(restores);
-    metrics[`k${k}_restore_max_ms`] = Math.max(...restores);
+    metrics.restore_median_ms = median(restores);
+    metrics.restore_max_ms = Math.max(...restores);
   }
   const memories = obs.childObservations.map((c) => c.memory).filter((m) => m !== null);
   if (memories.length > 0) {
-    metrics[`k${k}_child_pss_kib`] = mean(memories.map((m) => m.pssKiB));
-    metrics[`k${k}_child_private_kib`] = mean(memories.map((m) => m.privateKiB));
-    metrics[`k${k}_child_shared_kib`] = mean(memories.map((m) => m.sharedKiB));
+    metrics.child_pss_kib = mean(memories.map((m) => m.pssKiB));
+    metrics.child_private_kib = mean(memories.map((m) => m.privateKiB));
+    metrics.child_shared_kib = mean(memories.map((m) => m.sharedKiB));
   }
   const notes = [...verdict.notes, ...obs.cleanupErrors.map((error) => `cleanup: ${error}`)];
   return {
