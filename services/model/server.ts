@@ -283,6 +283,7 @@ export function createHandler(deps: HandlerDeps) {
 
     tEnqueued = process.hrtime.bigint();
     entry.t_enqueued_ns = tEnqueued.toString();
+    if (clientClosed) return finish('client_closed', 0); // gone before it could queue: it costs no slot
     const ticket = deps.queue.acquire();
     stats.maxQueued = Math.max(stats.maxQueued, deps.queue.queued);
     const onClose = () => ticket.cancel();
@@ -326,7 +327,12 @@ export function createHandler(deps: HandlerDeps) {
       }
       // the reply occupies its slot for its full service time even if its last frame was early
       await sleepUntil(dueNs(decision.tokens - 1), stop.signal);
-      await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.end(resolve)));
+      // 'close' as well as the end callback: a socket destroyed mid-end never calls the callback, and the slot must come back
+      await new Promise<void>((resolve) => {
+        if (res.destroyed) return resolve();
+        res.once('close', () => resolve());
+        res.end(() => resolve());
+      });
     } finally {
       const tEnd = process.hrtime.bigint();
       deps.queue.release();

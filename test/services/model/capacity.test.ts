@@ -86,6 +86,32 @@ describe('capacity', () => {
     }
   });
 
+  it('a client that leaves while queued loses its place and costs no slot time', async () => {
+    const service = await startModelService({ script: SCRIPT, socketDir: join(dir, 'queued-gone'), slots: 1, baseMs: 600 });
+    try {
+      const first = send(service.socketPath, 'POST', '/v1/chat/completions', { ...piRequest(1), stream: false });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const leaver = request({ socketPath: service.socketPath, path: '/v1/chat/completions', method: 'POST' }, () => undefined);
+      leaver.on('error', () => undefined);
+      leaver.end(JSON.stringify(piRequest(2)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const third = send(service.socketPath, 'POST', '/v1/messages', { ...miniRequest(1), messages: [{ role: 'user', content: 'third' }], tools: [{ name: 'bash', input_schema: { properties: { command: { type: 'string' } } } }] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      leaver.destroy();
+      await Promise.all([first, third]);
+      const entries = readJournal(service.journalPath);
+      const gone = entries.find((entry) => entry.status === 'client_closed')!;
+      expect(gone).toMatchObject({ turn: 1, t_service_start_ns: null, service_ms: null });
+      const [a, c] = entries.filter((entry) => entry.status === 'ok');
+      expect(c.endpoint).toBe('anthropic');
+      // the third took the slot straight from the first: the leaver's 600 ms never ran
+      expect(Number(BigInt(c.t_service_start_ns!) - BigInt(a.t_service_end_ns!)) / 1e6).toBeLessThan(300);
+      expect(service.stats().busySlotMs).toBeLessThan(3 * 600);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('a client that leaves mid-stream frees its slot at once and is journaled client_closed', async () => {
     const service = await startModelService({ script: SCRIPT, socketDir: join(dir, 'gone'), slots: 1, baseMs: 3000 });
     try {
