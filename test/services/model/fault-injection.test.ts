@@ -6,7 +6,8 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseModelScript, readModelJournal, scriptedTurnsProblem, startModelService, summarizeAttempts } from '../../../services/model/index.ts';
+import { BUNDLE_FILES } from '../../../harness/bundle-layout.ts';
+import { MODEL_JOURNAL_FILE, parseModelScript, readModelJournal, scriptedTurnsProblem, startModelService, summarizeAttempts } from '../../../services/model/index.ts';
 import { claudeRequest, piRequest } from './cli-requests.ts';
 import { send } from './client.ts';
 
@@ -69,4 +70,8 @@ it('splits run-wide traffic per attempt (/a/<id>/) and checks each saw exactly i
   expect(two).toMatchObject({ attempt: 'trial-2', requests: 3, generations: 2, turnsAnswered: [0], sideReplies: 1, failures: { tool_mismatch: 1 } });
   expect(scriptedTurnsProblem(two, script.tasks[0])).toBe('model requests failed: 1× tool_mismatch');
   expect(scriptedTurnsProblem({ ...two, failures: {} }, script.tasks[0])).toBe('turns answered [0], scripted [0, 1]');
+});
+
+it('the journal file name is the one the bundle layout lists', () => {
+  expect(MODEL_JOURNAL_FILE).toBe(BUNDLE_FILES.modelJournal);
 });
