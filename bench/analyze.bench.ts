@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { analyzeBundle } from '../harness/analyze/index.ts';
+import { kindCatalog } from '../cli/kinds.ts';
 import { syntheticRecords, syntheticResolved } from '../test/unit/analyze/synthetic-journal.ts';
 
 export const ANALYZE_BENCH_GOAL_MS = 5000;
@@ -47,19 +48,20 @@ function writeBundle(trials: number): string {
 }
 
 export async function runAnalyzeBench(): Promise<AnalyzeBenchResult[]> {
+  const kinds = await kindCatalog();
   const bench = new Bench({ iterations: 3, time: 0, warmup: false });
   const dirs = new Map<number, string>();
   for (const trials of ANALYZE_BENCH_SIZES) {
     const dir = writeBundle(trials);
     dirs.set(trials, dir);
     bench.add(`analyze ${trials} trials`, () => {
-      analyzeBundle(dir);
+      analyzeBundle(dir, kinds);
     });
   }
   const cpu = new Map<number, number>();
   try {
     await bench.run();
-    for (const [trials, dir] of dirs) cpu.set(trials, cpuMsOf(() => analyzeBundle(dir)));
+    for (const [trials, dir] of dirs) cpu.set(trials, cpuMsOf(() => analyzeBundle(dir, kinds)));
   } finally {
     for (const dir of dirs.values()) rmSync(dir, { recursive: true, force: true });
   }

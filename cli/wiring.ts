@@ -14,9 +14,9 @@ export async function leftoverSources(): Promise<readonly LeftoverSource[]> {
 /** report.html/report.md, plus fleet-report.md when the bundle is a fleet merge. */
 export async function reportRenderer(): Promise<ReportRenderer> {
   const [{ writeReport }, { writeFleetReport }] = await Promise.all([import('../reports/index.ts'), import('../reports/fleet/fleet-report.ts')]);
-  return (bundleDir) => {
-    writeFleetReport(bundleDir);
-    writeReport(bundleDir);
+  return (analyzed) => {
+    writeFleetReport(analyzed.dir);
+    writeReport(analyzed.dir);
   };
 }
 

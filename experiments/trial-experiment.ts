@@ -13,7 +13,7 @@ import { buildPlan, specArms, type Plan, type PlannedTrial } from '../harness/pl
 import { type FailureCategory, type Outcome, type TrialRecord } from '../harness/journal/trial-record.ts';
 import { plannedRecord } from '../harness/journal/record-base.ts';
 import type { Spec } from '../harness/spec/schema.ts';
-import type { Experiment, ExperimentContext } from '../harness/contracts/experiment-kind.ts';
+import type { Experiment, ExperimentContext, KindAnalysis } from '../harness/contracts/experiment-kind.ts';
 import { runScratchDir } from '../harness/state-dir.ts';
 
 export const READY_MARKER = 'REFERENCE_READY';
@@ -44,6 +44,8 @@ export interface KindCheck {
 
 export interface TaskKind {
   kind: Spec['experiment'];
+  /** How the kind's results are analysed (the descriptor's analysis half). */
+  analysis: KindAnalysis;
   /** Write the baseline workspace for this run into `dir` (called once, before the first trial). */
   prepareBaseline(spec: Spec, dir: string): Promise<void>;
   task(spec: Spec): TaskCommand;
@@ -105,6 +107,7 @@ export function createTrialExperiment(kind: TaskKind): Experiment {
   let baselineDir = '';
   return {
     kind: kind.kind,
+    analysis: kind.analysis,
     plan: (spec: Spec): Plan => buildPlan(spec),
     executorArms: (spec) => specArms(spec),
     async prepare(ctx) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { mergeShards } from '../../harness/fleet/merge-shards.ts';
 import { reportRenderer } from '../wiring.ts';
+import { kindCatalog } from '../kinds.ts';
 
 export function registerMerge(program: Command): void {
   program
@@ -9,7 +10,7 @@ export function registerMerge(program: Command): void {
     .argument('<bundles...>', 'every shard bundle of the campaign')
     .requiredOption('--out <dir>', 'the merged bundle directory (new or empty)')
     .action(async (bundles: string[], flags: { out: string }) => {
-      const result = await mergeShards(bundles, flags.out, await reportRenderer(), (message) => process.stderr.write(`sandbench: ${message}\n`));
+      const result = await mergeShards(bundles, flags.out, { kinds: await kindCatalog(), renderReport: await reportRenderer() }, (message) => process.stderr.write(`sandbench: ${message}\n`));
       process.stdout.write(`merged ${bundles.length} shards, ${result.trials} trials on ${result.hosts.length} host(s) (${result.hosts.join(', ')})\nbundle: ${result.bundleDir}\n`);
     });
 }

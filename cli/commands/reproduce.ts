@@ -9,6 +9,7 @@ import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '.
 import { reproduce } from '../../reports/reproduce/reproduce.ts';
 import { reproductionText, writeReproduction } from '../../reports/reproduce/reproduce-output.ts';
 import { UserError } from '../../harness/errors.ts';
+import { kindCatalog } from '../kinds.ts';
 
 export function registerReproduce(program: Command): void {
   program
@@ -18,10 +19,10 @@ export function registerReproduce(program: Command): void {
     .option('--published <csv>', 'published figures (topic,source_file,batch_date,backend,statistic,n,value,unit,limits)', DEFAULT_PUBLISHED)
     .option('--mapping <json>', 'join mapping (default: <published>-mapping.json)')
     .option('--out <dir>', 'where to write reproduction.csv, reproduction-orderings.csv and reproduction.md (default: the bundle)')
-    .action((bundleDir: string, options: { published: string; mapping?: string; out?: string }) => {
+    .action(async (bundleDir: string, options: { published: string; mapping?: string; out?: string }) => {
       if (existsSync(join(bundleDir, BUNDLE_FILES.resolvedSpec)) && !existsSync(join(bundleDir, BUNDLE_FILES.evidence))) {
         try {
-          analyzeBundle(bundleDir);
+          analyzeBundle(bundleDir, await kindCatalog());
           process.stderr.write(`${bundleDir}: evidence.csv was missing; analysed the journal first\n`);
         } catch (error) {
           if (error instanceof AnalysisInputError) throw new UserError(error.message);

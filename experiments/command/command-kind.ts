@@ -17,6 +17,7 @@ export function resolveWorkspaceFixture(path: string): string {
 
 export const commandKind: TaskKind = {
   kind: 'command',
+  analysis: { scenario: 'command', topic: 'command', primaryMetrics: ['completion_ms'], trialsPerBlock: 1 },
   async prepareBaseline(spec, dir) {
     if (spec.task.workspace) cpSync(resolveWorkspaceFixture(spec.task.workspace), dir, { recursive: true });
   },

@@ -1,12 +1,13 @@
 /**
  * density-summary.csv (pVisor's exact header) and `active_capacity` evidence rows, as a PURE
  * function of the journal records and the resolved spec (no files, no processes): analysing the
- * same bundle twice gives the same bytes. Registered through harness/analyze/kind-extensions.ts.
+ * same bundle twice gives the same bytes. Part of the density descriptor (`densityKindAnalysis`).
  */
-import { registerAnalysisExtension, type AnalysisInput, type AnalysisExtensionOutput, type EvidenceRow } from '../../harness/analyze/kind-extensions.ts';
-import { toCsv, sortedJson, type Cell } from '../../harness/analyze/csv.ts';
-import { EVIDENCE_SOURCE } from '../../harness/analyze/evidence.ts';
-import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import type { AnalysisInput, KindAnalysis, KindChart, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
+import { toCsv, sortedJson, type Cell } from '../../harness/bundle/csv.ts';
+import { EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
+import type { Table } from '../../harness/analyze/table.ts';
+import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { summarize } from '../../harness/stats/index.ts';
 import { DensitySpecSchema, type Spec } from '../../harness/spec/schema.ts';
 
@@ -141,7 +142,7 @@ function distributionEvidence(prefix: string, values: number[], row: (metric: st
   return s.p50 === null ? [] : [row(`${prefix}_p50`, 'P50', s.n, s.p50)];
 }
 
-export function densityAnalysis(input: AnalysisInput): AnalysisExtensionOutput {
+export function densityAnalysis(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const density = densityOf(spec);
   const cohort = input.resolved.run_id;
@@ -165,7 +166,64 @@ export function densityAnalysis(input: AnalysisInput): AnalysisExtensionOutput {
     evidence.push(...distributionEvidence('barrier_memory_current', c.barrierMemory, (metric, statistic, n, value) => row(metric, statistic, n, value, 'MiB', 'full no-OOM batches only')));
     evidence.push(...distributionEvidence('full_batch_wall', c.walls, (metric, statistic, n, value) => row(metric, statistic, n, value, 'ms', 'launch->all verified')));
   }
-  return { files: new Map([[DENSITY_SUMMARY_FILE, toCsv(DENSITY_SUMMARY_HEADER, rows)]]), evidence };
+  return { files: new Map([[DENSITY_SUMMARY_FILE, toCsv(DENSITY_SUMMARY_HEADER, rows)]]), evidence, tables: [capacityTable(rows)], charts: capacityChart(rows) };
 }
 
-registerAnalysisExtension('density', densityAnalysis);
+/** The density-summary.csv columns a report reader needs; the full table stays in the file. */
+export const DENSITY_REPORT_COLUMNS = [
+  'backend', 'workload', 'concurrency', 'planned_batches', 'full_valid_no_oom_batches', 'failed_or_unknown_or_oom_batches',
+  'oom_batches', 'attempted_tasks', 'validated_completed_tasks', 'known_failed_tasks', 'unknown_tasks', 'failure_reasons',
+] as const;
+
+const column = (name: string) => (DENSITY_SUMMARY_HEADER as readonly string[]).indexOf(name);
+
+function capacityTable(rows: readonly Cell[][]): Table {
+  const indices = DENSITY_REPORT_COLUMNS.map(column);
+  return {
+    caption: 'Density capacity (density-summary.csv)',
+    header: [...DENSITY_REPORT_COLUMNS],
+    rows: rows.map((row) => indices.map((i) => (row[i] === null || row[i] === undefined ? '' : String(row[i])))),
+  };
+}
+
+/** Validated / attempted tasks by N, one line per backend (and workload): where capacity ends. */
+function capacityChart(rows: readonly Cell[][]): KindChart[] {
+  const [b, w, n, attempted, validated] = ['backend', 'workload', 'concurrency', 'attempted_tasks', 'validated_completed_tasks'].map(column) as [number, number, number, number, number];
+  const points = rows
+    .filter((row) => Number(row[attempted]) > 0)
+    .map((row) => ({ series: row[w] ? `${row[b]} (${row[w]})` : String(row[b]), x: Number(row[n]), y: Number(row[validated]) / Number(row[attempted]) }));
+  if (points.length === 0) return [];
+  return [{ id: 'capacity', title: 'Density capacity: validated / attempted tasks by N', x: { title: 'concurrent tasks N', log: true }, y: { title: 'validated / attempted', domain: [0, 1] }, points }];
+}
+
+/**
+ * Batches at different concurrency are different experiments: summarizing an arm across N would pool
+ * unlike cells. Each (backend, workload, N) cell is analysed as its own arm (`podman:useful-n32`).
+ */
+export function densityCellOf(record: TrialRecord): ArmRef {
+  const workload = record.facts.workload;
+  const concurrency = record.facts.concurrency;
+  if (typeof workload !== 'string' || typeof concurrency !== 'number') return record.arm;
+  return { backend: record.arm.backend, variant: `${workload}-n${concurrency}` };
+}
+
+/** Evidence rows of density cells carry workload and N in their condition ("useful Python/Git 32 MiB; concurrency 16; ..."). */
+export function densityEvidenceCell(row: { condition: string }): string {
+  const n = /concurrency (\d+)/.exec(row.condition)?.[1];
+  if (n === undefined) return '';
+  const workload = /^\s*(useful|idle)\b/.exec(row.condition)?.[1] ?? '';
+  return `${workload}:${n}`;
+}
+
+export const densityKindAnalysis: KindAnalysis = {
+  scenario: 'active_capacity',
+  topic: 'active_capacity',
+  // Capacity is the answer density gives: the share of attempted tasks validated, per cell.
+  primaryMetrics: ['validated_fraction', 'wall_ms'],
+  groupOf: densityCellOf,
+  // Cells are known from the journal only; the spec's backends are not analysis arms.
+  specArms: () => [],
+  files: [DENSITY_SUMMARY_FILE],
+  extension: densityAnalysis,
+  evidenceCell: densityEvidenceCell,
+};

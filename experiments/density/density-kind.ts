@@ -14,6 +14,7 @@ import { buildDensityPlan, densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
 import { writeDensityBaseline } from './density-workspace.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
+import { densityKindAnalysis } from './density-analysis.ts';
 
 /** Where a run's density baseline lives (named with the run id so `clean` finds it). */
 export function densityBaselineDir(ctx: Pick<ExperimentContext, 'run'>): string {
@@ -66,6 +67,7 @@ export async function runPlannedBatch(planned: PlannedTrial, ctx: ExperimentCont
 
 export const densityExperiment: Experiment = {
   kind: 'density',
+  analysis: densityKindAnalysis,
   plan: buildDensityPlan,
   executorArms: (spec) => specArms(spec),
   async prepare(ctx) {

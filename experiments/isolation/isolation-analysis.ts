@@ -4,8 +4,8 @@
  * the published study's 3 fresh repetitions). Metric names join pVisor's published rows
  * (host-outside-mutated, host-lower-mutated, workspace-staged); the rest are this harness's extras.
  */
-import { registerAnalysisExtension, type AnalysisInput, type AnalysisExtensionOutput, type EvidenceRow } from '../../harness/analyze/kind-extensions.ts';
-import { conditionOf, EVIDENCE_SOURCE } from '../../harness/analyze/evidence.ts';
+import type { AnalysisInput, KindAnalysis, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
+import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
 
 /** Evidence metric → per-trial metric (0/1 or a count; a count > 0 is "true"). */
@@ -25,7 +25,7 @@ function flag(record: TrialRecord, metric: string): boolean {
   return (record.metrics[metric] ?? 0) > 0;
 }
 
-export function isolationEvidence(input: AnalysisInput): AnalysisExtensionOutput {
+export function isolationEvidence(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const condition = conditionOf(spec);
   const evidence: EvidenceRow[] = [];
@@ -57,4 +57,10 @@ export function isolationEvidence(input: AnalysisInput): AnalysisExtensionOutput
   return { files: new Map(), evidence };
 }
 
-registerAnalysisExtension('isolation', isolationEvidence);
+export const isolationKindAnalysis: KindAnalysis = {
+  scenario: 'workspace_boundary',
+  topic: 'workspace_boundary',
+  // The answer is whether the host changed; the timings are secondary.
+  primaryMetrics: ['host_outside_mutated', 'host_lower_mutated'],
+  extension: isolationEvidence,
+};

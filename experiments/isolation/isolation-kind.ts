@@ -15,6 +15,7 @@ import { treeDigest } from '../../executors/workspace-diff.ts';
 import type { Experiment } from '../../harness/contracts/experiment-kind.ts';
 import { createTrialExperiment, READY_MARKER, type KindCheck, type TaskKind, type TrialObservation } from '../trial-experiment.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
+import { isolationKindAnalysis } from './isolation-analysis.ts';
 import {
   ALIAS_TARGET, createFixture, hostEntries, PROBE_SCRIPT, READ_CANARIES, WORKSPACE_DATA, WORKSPACE_WRITTEN, WRITE_CANARIES, writeBaseline, type IsolationFixture,
 } from './isolation-fixture.ts';
@@ -107,6 +108,7 @@ export async function judge(observation: TrialObservation, fixture: IsolationFix
 
 export const isolationKind: TaskKind = {
   kind: 'isolation',
+  analysis: isolationKindAnalysis,
   async prepareBaseline(_spec, dir) {
     writeBaseline(dir, 'prepare');
   },

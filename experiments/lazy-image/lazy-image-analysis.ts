@@ -6,8 +6,8 @@
  * content reduction of lazy against the full pull. Timing P50s and the paired CI come from the
  * generic summary/comparison tables (arms `lazy:cold`, `full:cold`, ...; block = round).
  */
-import { registerAnalysisExtension, type AnalysisExtensionOutput, type AnalysisInput, type EvidenceRow } from '../../harness/analyze/kind-extensions.ts';
-import { conditionOf, EVIDENCE_SOURCE } from '../../harness/analyze/evidence.ts';
+import type { AnalysisInput, KindAnalysis, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
+import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
 import { latestPerTrial } from '../../harness/analyze/arm-metric.ts';
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { summarize } from '../../harness/stats/index.ts';
@@ -29,7 +29,7 @@ export function campaignInvalidReasons(records: readonly TrialRecord[]): string[
   return [...reasons].sort();
 }
 
-export function lazyImageAnalysis(input: AnalysisInput): AnalysisExtensionOutput {
+export function lazyImageAnalysis(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const records = latestPerTrial(input.records).filter((r) => r.experiment === 'lazy-image');
   const base = { scenario: 'uncached_image', topic: 'lazy_image_shell', source: EVIDENCE_SOURCE, cohort: input.resolved.run_id, condition: conditionOf(spec) };
@@ -70,4 +70,9 @@ export function lazyImageAnalysis(input: AnalysisInput): AnalysisExtensionOutput
   return { files: new Map(), evidence };
 }
 
-registerAnalysisExtension('lazy-image', lazyImageAnalysis);
+export const lazyImageKindAnalysis: KindAnalysis = {
+  scenario: 'uncached_image',
+  topic: 'lazy_image_shell',
+  primaryMetrics: ['ready_ms', 'content_bytes'],
+  extension: lazyImageAnalysis,
+};

@@ -13,6 +13,7 @@ import { LAZY_TASK_ARGV, launchFailure, observeLaunch } from './launch-observati
 import { auditBlobs, auditCounters, auditWarmLazy, emptyOutcome, toRecord, type LaunchOutcome } from './lazy-record.ts';
 import { openCampaign, probeLazyTools, type LazyCampaign } from './lazy-campaign.ts';
 import { buildLazyPlan, type CacheState, type LazyVariant } from './lazy-plan.ts';
+import { lazyImageKindAnalysis } from './lazy-image-analysis.ts';
 
 const campaigns = new Map<string, LazyCampaign>();
 
@@ -124,6 +125,7 @@ async function releaseClient(campaign: LazyCampaign, variant: LazyVariant, outco
 
 export const lazyImageExperiment: Experiment = {
   kind: 'lazy-image',
+  analysis: lazyImageKindAnalysis,
   plan: (spec) => buildLazyPlan(spec),
   // The experiment drives its own clients (httpfs2 + bwrap, podman with a private store): no shared executor to prepare.
   executorArms: () => [],

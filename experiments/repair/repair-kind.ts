@@ -22,6 +22,7 @@ function readOrNull(path: string): Buffer | null {
 
 export const repairKind: TaskKind = {
   kind: 'repair',
+  analysis: { scenario: 'repair', topic: 'repair_to_exit', primaryMetrics: ['completion_ms'], trialsPerBlock: 1 },
   async prepareBaseline(spec, dir) {
     baselineCommit = await writeRepairBaseline(dir, spec.image.source_date_epoch);
   },

@@ -1,12 +1,12 @@
 /**
  * replay-summary.csv (pVisor's replay summary header) and `passed_prefix_checks` evidence rows, as a
  * PURE function of the journal and the resolved spec (no files, no processes), so analysing a bundle
- * twice gives the same bytes. Registered through harness/analyze/registered-extensions.ts.
+ * twice gives the same bytes. Part of the replay descriptor (`replayKindAnalysis`).
  */
 import { createHash } from 'node:crypto';
-import { registerAnalysisExtension, type AnalysisExtensionOutput, type AnalysisInput, type EvidenceRow } from '../../harness/analyze/kind-extensions.ts';
-import { toCsv, type Cell } from '../../harness/analyze/csv.ts';
-import { conditionOf, EVIDENCE_SOURCE } from '../../harness/analyze/evidence.ts';
+import type { AnalysisInput, KindAnalysis, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
+import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
+import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { summarize } from '../../harness/stats/index.ts';
 import { AGENT_FORMATS, isReplayAgent } from './agents.ts';
@@ -40,7 +40,7 @@ function latest(records: readonly TrialRecord[]): TrialRecord[] {
 
 const passedAudit = (r: TrialRecord) => r.outcome === 'ok' && Object.values(r.validity).every((v) => v === 'pass');
 
-export function replayAnalysis(input: AnalysisInput): AnalysisExtensionOutput {
+export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const cohort = input.resolved.run_id;
   const replay = spec.replay;
@@ -77,4 +77,11 @@ export function replayAnalysis(input: AnalysisInput): AnalysisExtensionOutput {
   return { files: new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]), evidence };
 }
 
-registerAnalysisExtension('replay', replayAnalysis);
+export const replayKindAnalysis: KindAnalysis = {
+  scenario: 'historical_context',
+  topic: 'replay_prefix',
+  // A subject's process from launch to exit: the preparation time the study publishes.
+  primaryMetrics: ['completion_ms'],
+  files: [REPLAY_SUMMARY_FILE],
+  extension: replayAnalysis,
+};

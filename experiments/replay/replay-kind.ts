@@ -25,6 +25,7 @@ import { buildReplayPlan, replaySection } from './replay-plan.ts';
 import { pvisorEvidence, sandbenchEvidence } from './subject-evidence.ts';
 import { subjectArgv, subjectStatus, type ReplaySubject, type SubjectStatus } from './subjects.ts';
 import { snapshotDifference, snapshotWorkspace } from './workspace-snapshot.ts';
+import { replayKindAnalysis } from './replay-analysis.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -188,6 +189,7 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
 
 export const replayExperiment: Experiment = {
   kind: 'replay',
+  analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {
     return buildReplayPlan(spec, resolveSubjects(spec).available);

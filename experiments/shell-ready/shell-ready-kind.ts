@@ -9,6 +9,13 @@ const SHELL_READY_SCRIPT = `printf '%s\\n' '${READY_MARKER}'; printf '%s\\n' '${
 
 export const shellReadyKind: TaskKind = {
   kind: 'shell-ready',
+  analysis: {
+    scenario: 'environment_creation',
+    topic: 'prepared_shell_ready',
+    // result_ms equals ready_ms by construction (both markers are printed at once): ready leads.
+    primaryMetrics: ['ready_ms'],
+    trialsPerBlock: 1,
+  },
   async prepareBaseline() {
     // An empty workspace: the task only proves the shell is up.
   },

@@ -1,37 +1,44 @@
-/** The thin I/O shell of `analyze`: read resolved-spec.json and journal.jsonl, write the CSVs. */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
-import { readJournal } from '../journal/journal.ts';
+/** The thin I/O shell of `analyze`: read the bundle (harness/bundle), analyse it, write its CSVs. */
+import { readBundle, type Bundle } from '../bundle/read.ts';
+import { writeBundleFiles } from '../bundle/write.ts';
+import type { BundleAnalysis } from './bundle-analysis.ts';
+import { analysisFiles } from './analysis-files.ts';
 import { analyzeRecords } from './analyze-records.ts';
-import { AnalysisInputError, parseResolvedSpec } from './resolved-spec.ts';
-import './registered-extensions.ts';
+import { fallbackAnalysis, type KindAnalysis, type KindCatalog } from './kind-analysis.ts';
 
-export interface AnalyzeBundleResult {
+/** A bundle as read, with its analysis and the kind descriptor that produced it (what every rendering takes). */
+export interface AnalyzedBundle extends Bundle {
+  analysis: BundleAnalysis;
+  descriptor: KindAnalysis;
+}
+
+export interface AnalyzeBundleResult extends AnalyzedBundle {
+  /** Files written (or, with write: false, that would be written), in order. */
   files: string[];
   /** e.g. a torn last journal line that was dropped. */
   warnings: string[];
 }
 
-export function analyzeBundle(bundleDir: string): AnalyzeBundleResult {
-  if (!existsSync(bundleDir) || !statSync(bundleDir).isDirectory()) throw new AnalysisInputError(`${bundleDir}: not a directory (pass a run bundle, e.g. runs/<run-id>)`);
-  const specPath = join(bundleDir, BUNDLE_FILES.resolvedSpec);
-  if (!existsSync(specPath)) throw new AnalysisInputError(`${specPath}: missing; is ${bundleDir} a sandbench bundle?`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(specPath, 'utf8'));
-  } catch (error) {
-    throw new AnalysisInputError(`${specPath}: not valid JSON (${error instanceof Error ? error.message : error})`);
-  }
-  const resolved = parseResolvedSpec(json, specPath);
-  const journalPath = join(bundleDir, BUNDLE_FILES.journal);
-  let journal;
-  try {
-    journal = readJournal(journalPath);
-  } catch (error) {
-    throw new AnalysisInputError(error instanceof Error ? error.message : String(error));
-  }
-  const files = analyzeRecords({ resolved, records: journal.records });
-  for (const [name, content] of files) writeFileSync(join(bundleDir, name), content);
-  return { files: [...files.keys()], warnings: journal.tornTail ? [journal.tornTail] : [] };
+export interface AnalyzeBundleOptions {
+  /** false: analyse in memory only (report, compare, gate), leaving the bundle's files untouched. */
+  write?: boolean;
+}
+
+/** The kind's analysis descriptor, or a neutral one for a kind this build does not know. */
+export function descriptorFor(kinds: KindCatalog, kind: string): KindAnalysis {
+  return kinds(kind)?.analysis ?? fallbackAnalysis(kind);
+}
+
+/** Analysis of a bundle already read (or of a derived one, e.g. the gate's A/A halves). */
+export function analyzeLoadedBundle(bundle: Bundle, descriptor: KindAnalysis): AnalyzedBundle {
+  const analysis = analyzeRecords({ resolved: bundle.resolved, records: bundle.journal, plan: bundle.plan, journalWarning: bundle.journalWarning }, descriptor);
+  return { ...bundle, analysis, descriptor };
+}
+
+export function analyzeBundle(bundleDir: string, kinds: KindCatalog, options: AnalyzeBundleOptions = {}): AnalyzeBundleResult {
+  const bundle = readBundle(bundleDir);
+  const analyzed = analyzeLoadedBundle(bundle, descriptorFor(kinds, bundle.resolved.spec.experiment));
+  const files = analysisFiles(analyzed.analysis);
+  const written = options.write === false ? [...files.keys()] : writeBundleFiles(bundleDir, files);
+  return { ...analyzed, files: written, warnings: bundle.journalWarning ? [bundle.journalWarning] : [] };
 }

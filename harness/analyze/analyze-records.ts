@@ -1,27 +1,17 @@
 /**
- * The pure core of `analyze`: resolved spec + journal records → file name → CSV text. Same input,
- * same bytes: no clock, no randomness but the seeded bootstrap, stable orders everywhere.
+ * The pure core of `analyze`: resolved spec + journal records + the kind's descriptor → one
+ * BundleAnalysis. Same input, same result: no clock, no randomness but the seeded bootstrap, stable
+ * orders everywhere. Generic: everything kind-specific comes from the descriptor.
  */
-import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { armLabel, INFRASTRUCTURE_FAILURES, type FailureCategory, type TrialRecord } from '../journal/trial-record.ts';
+import { BundleInputError } from '../bundle/schemas.ts';
 import { armOrder, collectArmMetrics, latestPerTrial, metricOrder, type ArmMetricData } from './arm-metric.ts';
-import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
-import { toCsv } from './csv.ts';
-import { comparisonEvidence, conditionOf, EVIDENCE_HEADER, EVIDENCE_SOURCE, evidenceCells, scenarioOf, summaryEvidence, type EvidenceRow } from './evidence.ts';
-import { analysisExtensionFor, type AnalysisExtension, type AnalysisInput } from './kind-extensions.ts';
-import { AnalysisInputError } from './resolved-spec.ts';
-import { SAMPLES_HEADER, sampleRows } from './samples-table.ts';
-import { DIAGNOSTICS_HEADER, diagnosticsRow, SUMMARY_HEADER, summarizeArmMetric, summaryRow, type TableContext } from './summary-table.ts';
+import type { ArmSummary, ArmTrials, BundleAnalysis } from './bundle-analysis.ts';
+import { runComparison, type ComparisonOutcome } from './comparison-table.ts';
+import { comparisonEvidence, conditionOf, EVIDENCE_SOURCE, summaryEvidence, type EvidenceRow } from './evidence.ts';
+import { expectedBlocks, type AnalysisInput, type KindAnalysis } from './kind-analysis.ts';
+import { summarizeArmMetric, type TableContext } from './summary-table.ts';
 import { TIMING_METRICS } from './units.ts';
-
-export const ANALYSIS_FILES = {
-  samples: BUNDLE_FILES.samples,
-  summary: BUNDLE_FILES.summary,
-  comparisons: BUNDLE_FILES.comparisons,
-  evidence: BUNDLE_FILES.evidence,
-  diagnostics: 'diagnostics.csv',
-  comparisonsDetail: 'comparisons-detail.csv',
-} as const;
 
 export interface ComparisonRequest {
   candidate: string;
@@ -30,7 +20,7 @@ export interface ComparisonRequest {
 }
 
 /** Declared comparisons, else every other arm against the first on each timing metric present. */
-export function comparisonRequests(input: AnalysisInput, arms: readonly string[], metrics: readonly string[]): ComparisonRequest[] {
+export function comparisonRequests(input: Pick<AnalysisInput, 'resolved'>, arms: readonly string[], metrics: readonly string[]): ComparisonRequest[] {
   const { spec } = input.resolved;
   if (spec.compare && spec.compare.length > 0) return spec.compare.map((c) => ({ candidate: c.candidate, control: c.control, metric: c.metric }));
   const [control, ...others] = arms;
@@ -43,39 +33,77 @@ function emptyArm(arm: string, metric: string, unit: string, limitation: string)
   return { arm, metric, unit, planned: 0, failed: 0, failureCategories: {}, observations: [], okWithoutMetric: 0, limitations: [limitation] };
 }
 
-export interface AnalyzeOptions {
-  /** Defaults to the registered extension for the spec's kind. */
-  extension?: AnalysisExtension | null;
+/** The spec's arms as the plan scheduled them (replay: subjects × agents), unless the kind says otherwise. */
+function declaredArms(input: AnalysisInput, descriptor: KindAnalysis): string[] {
+  if (descriptor.specArms) return descriptor.specArms(input.resolved);
+  return input.resolved.plan_arms ?? input.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
 }
 
-export function analyzeRecords(input: AnalysisInput, options: AnalyzeOptions = {}): Map<string, string> {
+function armTrials(data: readonly ArmMetricData[], arms: readonly string[], metric: string | undefined): ArmTrials[] {
+  return arms.map((arm) => {
+    const d = data.find((x) => x.arm === arm && x.metric === metric);
+    const byCategory = { ...(d?.failureCategories ?? {}) };
+    let infrastructure = 0;
+    let task = 0;
+    for (const [category, count] of Object.entries(byCategory)) {
+      if (INFRASTRUCTURE_FAILURES.has(category as FailureCategory)) infrastructure += count;
+      else task += count;
+    }
+    const planned = d?.planned ?? 0;
+    const failed = d?.failed ?? 0;
+    return { arm, planned, ok: planned - failed, failed, byCategory, infrastructure, task };
+  });
+}
+
+function analysisWarnings(input: AnalysisInput, declared: readonly string[], records: readonly TrialRecord[], summaries: readonly ArmSummary[]): string[] {
+  const formal = latestPerTrial(records).filter((r) => !r.warmup);
+  const recordedArms = new Set(formal.map((r) => armLabel(r.arm)));
+  const skipped = new Set((input.resolved.skipped_arms ?? []).map((s) => s.arm));
+  const warnings: string[] = [];
+  for (const arm of declared) {
+    if (!recordedArms.has(arm) && !skipped.has(arm)) warnings.push(`Arm ${arm} has no formal trial in the journal (the run stopped early, or the arm was never scheduled).`);
+  }
+  for (const s of input.resolved.skipped_arms ?? []) warnings.push(`Arm ${s.arm} was skipped at preflight: ${s.reason}`);
+  if (input.journalWarning) warnings.push(input.journalWarning);
+  if (input.records.length === 0) warnings.push('The journal has no trials: nothing was measured.');
+  if (input.plan) {
+    const planned = input.plan.trials.filter((t) => !t.warmup).length;
+    if (formal.length < planned) warnings.push(`Incomplete run: ${formal.length} of ${planned} planned formal trials are in the journal.`);
+  }
+  for (const s of summaries) {
+    if (s.skipped === null && s.data.failed > 0) warnings.push(`${s.data.arm} ${s.data.metric}: ${s.data.failed} of ${s.data.planned} formal trials failed or were invalid.`);
+  }
+  return [...new Set(warnings)];
+}
+
+export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): BundleAnalysis {
   const { resolved } = input;
   const { spec } = resolved;
   const runId = resolved.run_id;
   const ctx: TableContext = { benchmark_id: spec.name, batch: runId, mode: spec.experiment };
   const skipped = new Map((resolved.skipped_arms ?? []).map((s) => [s.arm, s.reason]));
-  const records = spec.experiment === 'density' ? input.records.map(densityCellAsArm) : input.records;
-  const specArms =
-    spec.experiment === 'density' ? [] : (resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null })));
+  const groupOf = descriptor.groupOf;
+  const records = groupOf ? input.records.map((r) => ({ ...r, arm: groupOf(r) })) : input.records;
+  const specArms = declaredArms(input, descriptor);
   const arms = armOrder(specArms, records);
   const metrics = metricOrder(latestPerTrial(records).filter((r) => !r.warmup));
 
-  const data = collectArmMetrics(records, arms, metrics, { kind: spec.experiment, trials: spec.trials });
-  const summaries = data.map(summarizeArmMetric);
+  const data = collectArmMetrics(records, arms, metrics, expectedBlocks(descriptor, spec));
+  const measured: ArmSummary[] = data.map((d) => ({ ...summarizeArmMetric(d), skipped: null }));
   // Arms skipped at preflight (backend not installed) stay visible as `unavailable`.
-  const skippedSummaries = [...skipped.entries()].flatMap(([arm, reason]) =>
-    metrics.map((metric) => summarizeArmMetric(emptyArm(arm, metric, data.find((d) => d.metric === metric)?.unit ?? '', `skipped at preflight: ${reason}`))),
+  const skippedSummaries: ArmSummary[] = [...skipped.entries()].flatMap(([arm, reason]) =>
+    metrics.map((metric) => ({ ...summarizeArmMetric(emptyArm(arm, metric, data.find((d) => d.metric === metric)?.unit ?? '', `skipped at preflight: ${reason}`)), skipped: reason })),
   );
 
   const find = (arm: string, metric: string): ArmMetricData | undefined => data.find((d) => d.arm === arm && d.metric === metric);
-  const outcomes: ComparisonOutcome[] = comparisonRequests(input, specArms, metrics).map((request, index) => {
+  const comparisons: ComparisonOutcome[] = comparisonRequests(input, specArms, metrics).map((request, index) => {
     const resolveArm = (role: 'candidate' | 'control'): ArmMetricData => {
       const label = request[role];
       const found = find(label, request.metric);
       if (found) return found;
       if (skipped.has(label)) return emptyArm(label, request.metric, '', `skipped at preflight: ${skipped.get(label)}`);
       if (arms.includes(label)) return emptyArm(label, request.metric, '', `metric ${request.metric} never recorded`);
-      throw new AnalysisInputError(`resolved-spec.json: spec.compare[${index}].${role} "${label}" is not an arm of this run (arms: ${arms.join(', ')}); use an arm label (backend or backend:variant)`);
+      throw new BundleInputError(`resolved-spec.json: spec.compare[${index}].${role} "${label}" is not an arm of this run (arms: ${arms.join(', ')}); use an arm label (backend or backend:variant)`);
     };
     return runComparison(resolveArm('candidate'), resolveArm('control'), {
       resamples: spec.resamples,
@@ -84,44 +112,48 @@ export function analyzeRecords(input: AnalysisInput, options: AnalyzeOptions = {
     });
   });
 
-  const evidenceCtx = { spec, runId };
-  const { scenario, topic } = scenarioOf(spec.experiment);
+  const { scenario, topic } = descriptor;
+  const evidenceCtx = { spec, runId, scenario, topic };
   const evidence: EvidenceRow[] = [
-    ...summaries.flatMap((s) => summaryEvidence(evidenceCtx, s)),
+    ...measured.flatMap((s) => summaryEvidence(evidenceCtx, s)),
     ...[...skipped.entries()].map(([arm, reason]): EvidenceRow => ({
       scenario, topic, source: EVIDENCE_SOURCE, cohort: runId, variant: arm, metric: metrics[0]!, statistic: 'unavailable_failed_preflight',
       n: 0, value: null, unit: '', condition: conditionOf(spec), limitations: reason,
     })),
-    ...outcomes.flatMap((o) => comparisonEvidence(evidenceCtx, o)),
+    ...comparisons.flatMap((o) => comparisonEvidence(evidenceCtx, o)),
   ];
 
-  const files = new Map<string, string>();
-  files.set(ANALYSIS_FILES.samples, toCsv(SAMPLES_HEADER, sampleRows(records)));
-  files.set(ANALYSIS_FILES.summary, toCsv(SUMMARY_HEADER, [...summaries, ...skippedSummaries].map((s) => summaryRow(ctx, s))));
-  files.set(ANALYSIS_FILES.diagnostics, toCsv(DIAGNOSTICS_HEADER, [...summaries, ...skippedSummaries].map((s) => diagnosticsRow(ctx, s))));
-  files.set(ANALYSIS_FILES.comparisons, toCsv(COMPARISONS_HEADER, outcomes.map((o) => comparisonRow(ctx, o))));
-  files.set(ANALYSIS_FILES.comparisonsDetail, toCsv(COMPARISONS_DETAIL_HEADER, outcomes.map((o) => comparisonDetailRow(ctx, o, spec.underpowered_fraction))));
-
-  const extension = options.extension === undefined ? analysisExtensionFor(spec.experiment) : options.extension;
-  if (extension) {
-    const extra = extension(input);
+  const extras = { files: new Map<string, string>(), tables: [] as BundleAnalysis['extras']['tables'], charts: [] as BundleAnalysis['extras']['charts'] };
+  if (descriptor.extension) {
+    const extra = descriptor.extension(input);
+    const declared = new Set(descriptor.files ?? []);
     for (const [name, content] of [...extra.files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      if (files.has(name)) throw new Error(`analysis extension for ${spec.experiment} tried to overwrite ${name}`);
-      files.set(name, content);
+      if (!declared.has(name)) throw new Error(`analysis of kind ${spec.experiment} wrote ${name}, which its descriptor does not declare in analysis.files`);
+      extras.files.set(name, content);
     }
     evidence.push(...extra.evidence);
+    extras.tables.push(...(extra.tables ?? []));
+    extras.charts.push(...(extra.charts ?? []));
   }
-  files.set(ANALYSIS_FILES.evidence, toCsv(EVIDENCE_HEADER, evidence.map(evidenceCells)));
-  return files;
-}
 
-/**
- * Density batches at different concurrency are different experiments: summarizing an arm across
- * N would pool unlike cells. Each (backend, workload, N) cell is analysed as its own arm instead.
- */
-function densityCellAsArm(record: TrialRecord): TrialRecord {
-  const workload = record.facts.workload;
-  const concurrency = record.facts.concurrency;
-  if (typeof workload !== 'string' || typeof concurrency !== 'number') return record;
-  return { ...record, arm: { backend: record.arm.backend, variant: `${workload}-n${concurrency}` } };
+  const summaries = [...measured, ...skippedSummaries];
+  return {
+    runId,
+    kind: spec.experiment,
+    resolved,
+    context: ctx,
+    scenario,
+    topic,
+    primaryMetrics: descriptor.primaryMetrics.filter((m) => metrics.includes(m)),
+    arms,
+    metrics,
+    records,
+    data,
+    summaries,
+    trials: armTrials(data, arms, metrics[0]),
+    comparisons,
+    evidence,
+    extras,
+    warnings: analysisWarnings(input, specArms, records, summaries),
+  };
 }

@@ -57,9 +57,6 @@ export function metricOrder(records: readonly TrialRecord[]): string[] {
   return all.length > 0 ? all : ['completion_ms'];
 }
 
-/** Kinds planned as `trials` blocks × one trial per arm (harness/plan buildPlan), where a short count means an unfinished run. */
-const ONE_TRIAL_PER_BLOCK_KINDS = new Set(['shell-ready', 'repair', 'command']);
-
 function armLimitations(records: readonly TrialRecord[], expectedBlocks: number | null): string[] {
   const out: string[] = [];
   if (records.some((r) => r.facts['accelerator'] === 'tcg')) out.push('TCG, no KVM');
@@ -70,14 +67,13 @@ function armLimitations(records: readonly TrialRecord[], expectedBlocks: number 
   return out;
 }
 
-export interface PlanShape {
-  kind: string;
-  trials: number;
-}
-
-export function collectArmMetrics(records: readonly TrialRecord[], arms: readonly string[], metrics: readonly string[], plan?: PlanShape): ArmMetricData[] {
+/**
+ * One ArmMetricData per metric × arm (metric-major, the order of summary.csv). `expectedBlocks` is
+ * the number of blocks a finished run records per arm (from the kind's descriptor), or null when the
+ * kind's plan has no such shape; a short count then becomes a limitation, never silence.
+ */
+export function collectArmMetrics(records: readonly TrialRecord[], arms: readonly string[], metrics: readonly string[], expectedBlocks: number | null = null): ArmMetricData[] {
   const formal = latestPerTrial(records).filter((r) => !r.warmup);
-  const expectedBlocks = plan && ONE_TRIAL_PER_BLOCK_KINDS.has(plan.kind) ? plan.trials : null;
   const out: ArmMetricData[] = [];
   for (const metric of metrics) {
     for (const arm of arms) {

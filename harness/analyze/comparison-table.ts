@@ -5,7 +5,7 @@
  */
 import { compareMedians, median, type MedianComparison } from '../stats/index.ts';
 import type { ArmMetricData } from './arm-metric.ts';
-import type { Cell } from './csv.ts';
+import type { Cell } from '../bundle/csv.ts';
 import type { TableContext } from './summary-table.ts';
 
 export const COMPARISONS_HEADER = [

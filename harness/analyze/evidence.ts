@@ -3,7 +3,7 @@
  * scenario / variant / metric / statistic. For a cluster median, n is the cluster size.
  */
 import type { Spec } from '../spec/schema.ts';
-import type { Cell } from './csv.ts';
+import type { Cell } from '../bundle/csv.ts';
 import type { ComparisonOutcome } from './comparison-table.ts';
 import type { ArmMetricSummary } from './summary-table.ts';
 import { P95_MIN_N } from '../stats/index.ts';
@@ -43,21 +43,6 @@ export interface EvidenceRow {
   limitations: string;
 }
 
-/** Experiment kind → the published scenario and topic its rows join with. */
-export const KIND_SCENARIOS: Record<string, { scenario: string; topic: string }> = {
-  'shell-ready': { scenario: 'environment_creation', topic: 'prepared_shell_ready' },
-  repair: { scenario: 'repair', topic: 'repair_to_exit' },
-  command: { scenario: 'command', topic: 'command' },
-  replay: { scenario: 'historical_context', topic: 'replay_prefix' },
-  'lazy-image': { scenario: 'uncached_image', topic: 'lazy_image_shell' },
-  isolation: { scenario: 'workspace_boundary', topic: 'workspace_boundary' },
-  density: { scenario: 'active_capacity', topic: 'active_capacity' },
-};
-
-export function scenarioOf(kind: string): { scenario: string; topic: string } {
-  return KIND_SCENARIOS[kind] ?? { scenario: kind, topic: kind };
-}
-
 export function evidenceCells(row: EvidenceRow): Cell[] {
   return [row.scenario, row.topic, row.source, row.cohort, row.variant, row.metric, row.statistic, row.n, row.value, row.unit, row.condition, row.limitations];
 }
@@ -87,10 +72,13 @@ function summaryLimitations(s: ArmMetricSummary): string[] {
 export interface EvidenceContext {
   spec: Spec;
   runId: string;
+  /** The published scenario and topic the rows join with (from the kind's descriptor). */
+  scenario: string;
+  topic: string;
 }
 
 export function summaryEvidence(ctx: EvidenceContext, s: ArmMetricSummary): EvidenceRow[] {
-  const { scenario, topic } = scenarioOf(ctx.spec.experiment);
+  const { scenario, topic } = ctx;
   const condition = conditionOf(ctx.spec);
   const limitations = summaryLimitations(s).join('; ');
   const row = (statistic: EvidenceStatistic, n: number, value: number): EvidenceRow => ({
@@ -113,7 +101,7 @@ export function summaryEvidence(ctx: EvidenceContext, s: ArmMetricSummary): Evid
 export function comparisonEvidence(ctx: EvidenceContext, o: ComparisonOutcome): EvidenceRow[] {
   const r = o.result;
   if (!r) return [];
-  const { scenario, topic } = scenarioOf(ctx.spec.experiment);
+  const { scenario, topic } = ctx;
   const limitations = [...new Set([...o.candidate.limitations, ...o.control.limitations])];
   if (r.underpowered) limitations.push('underpowered: CI half-width exceeds the set fraction of the difference');
   if (o.droppedBlocks) limitations.push(`${o.droppedBlocks} block(s) dropped for a missing valid value`);

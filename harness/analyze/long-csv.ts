@@ -5,8 +5,9 @@
 import Papa from 'papaparse';
 import type { ArmMetricData, Observation } from './arm-metric.ts';
 import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
-import { formatCell, toCsv, type Cell } from './csv.ts';
-import { AnalysisInputError } from './resolved-spec.ts';
+import { formatCell, toCsv, type Cell } from '../bundle/csv.ts';
+import { BundleInputError as AnalysisInputError } from '../bundle/schemas.ts';
+import { textTable } from './table.ts';
 import { DIAGNOSTICS_HEADER, diagnosticsRow, SUMMARY_HEADER, summarizeArmMetric, summaryRow, type ArmMetricSummary, type TableContext } from './summary-table.ts';
 import { unitOf } from './units.ts';
 import { DEFAULT_UNDERPOWERED_FRACTION } from '../stats/index.ts';
@@ -128,22 +129,20 @@ function display(cell: Cell): string {
   return formatCell(cell) || '—';
 }
 
-export function alignedTable(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  const text = rows.map((row) => row.map(display));
-  const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...text.map(line)].join('\n');
+/** The display table of a long-CSV result (cells rounded for reading; the CSVs hold full precision). */
+function displayTable(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  return textTable({ caption: '', header: [...header], rows: rows.map((row) => row.map(display)) });
 }
 
 export function formatLongCsvResult(result: LongCsvResult): string {
-  const summary = alignedTable(
+  const summary = displayTable(
     ['arm', 'n', 'failed', 'p50', 'p95_ref', 'min', 'max', 'distribution', 'low_n', 'low_p50', 'high_n', 'high_p50'],
     result.summaries.map(({ data, summary: s }) => {
       const split = s.clusters?.distribution === 'separated-clusters' ? s.clusters : null;
       return [data.arm, s.n, s.failed, s.p50, s.p95, s.min, s.max, s.clusters?.distribution ?? null, split?.low.n ?? null, split?.low.p50 ?? null, split?.high.n ?? null, split?.high.p50 ?? null];
     }),
   );
-  const comparisons = alignedTable(
+  const comparisons = displayTable(
     ['candidate', 'control', 'design', 'n', 'difference', 'ci95_low', 'ci95_high', 'ratio', 'conclusion'],
     result.comparisons.map((o) => [o.candidate.arm, o.control.arm, o.design, o.n, o.result?.difference ?? null, o.result?.difference_ci.percentile.low ?? null, o.result?.difference_ci.percentile.high ?? null, o.result?.ratio ?? null, o.result?.conclusion ?? 'insufficient data']),
   );

@@ -1,6 +1,6 @@
 /** samples.csv: long format, one row per trial and metric, warmups and failures included (flagged), values as measured. */
 import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
-import type { Cell } from './csv.ts';
+import type { Cell } from '../bundle/csv.ts';
 import { unitOf } from './units.ts';
 
 export const SAMPLES_HEADER = [

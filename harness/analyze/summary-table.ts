@@ -1,7 +1,7 @@
 /** summary.csv (public contract) and diagnostics.csv (everything else a careful reader checks). */
-import { drift, madOutliers, MAD_Z_THRESHOLD, summarize, variability, type Summary } from '../stats/index.ts';
+import { drift, madOutliers, MAD_Z_THRESHOLD, medianOrderStatisticCi, summarize, variability, type Drift, type MedianInterval, type OutlierFlags, type Summary, type Variability } from '../stats/index.ts';
 import type { ArmMetricData } from './arm-metric.ts';
-import { sortedJson, type Cell } from './csv.ts';
+import { sortedJson, type Cell } from '../bundle/csv.ts';
 
 export const SUMMARY_HEADER = [
   'benchmark_id', 'batch', 'mode', 'backend', 'metric', 'unit', 'planned', 'failed', 'capability', 'n',
@@ -20,13 +20,41 @@ export interface TableContext {
   mode: string;
 }
 
+/** What a careful reader checks beside the P50 (diagnostics.csv and the report's diagnostics table). */
+export interface ArmDiagnostics {
+  outliers: OutlierFlags;
+  outlierRule: string;
+  drift: Drift | null;
+  variability: Variability | null;
+  clusterNote: string | null;
+}
+
 export interface ArmMetricSummary {
   data: ArmMetricData;
   summary: Summary;
+  /** Distribution-free 95% CI of the P50 (order statistics); null below n = 6 or when there is no single P50. */
+  medianCi: MedianInterval | null;
+  diagnostics: ArmDiagnostics;
 }
 
 export function summarizeArmMetric(data: ArmMetricData): ArmMetricSummary {
-  return { data, summary: summarize(data.observations.map((o) => o.value), data.failed) };
+  const values = data.observations.map((o) => o.value);
+  const summary = summarize(values, data.failed);
+  const outliers = madOutliers(values);
+  const clusterNote =
+    summary.clusters === null ? null : summary.clusters.distribution === 'unsplit' ? summary.clusters.reason : `split between ${summary.clusters.split_between[0]} and ${summary.clusters.split_between[1]} (gap ${summary.clusters.gap})`;
+  return {
+    data,
+    summary,
+    medianCi: summary.p50 === null ? null : medianOrderStatisticCi(values),
+    diagnostics: {
+      outliers,
+      outlierRule: outliers.count === null && summary.n > 0 ? 'MAD = 0: modified z-score undefined' : `|0.6745·(x − median)/MAD| > ${MAD_Z_THRESHOLD} (flagged, kept)`,
+      drift: drift(values, data.observations.map((o) => o.position)),
+      variability: variability(values),
+      clusterNote,
+    },
+  };
 }
 
 export function summaryRow(ctx: TableContext, { data, summary: s }: ArmMetricSummary): Cell[] {
@@ -54,12 +82,8 @@ export function summaryRow(ctx: TableContext, { data, summary: s }: ArmMetricSum
   ];
 }
 
-export function diagnosticsRow(ctx: TableContext, { data, summary: s }: ArmMetricSummary): Cell[] {
-  const values = data.observations.map((o) => o.value);
-  const outliers = madOutliers(values);
-  const trend = drift(values, data.observations.map((o) => o.position));
-  const spread = variability(values);
-  const clusterNote = s.clusters === null ? null : s.clusters.distribution === 'unsplit' ? s.clusters.reason : `split between ${s.clusters.split_between[0]} and ${s.clusters.split_between[1]} (gap ${s.clusters.gap})`;
+export function diagnosticsRow(ctx: TableContext, { data, summary: s, diagnostics: d }: ArmMetricSummary): Cell[] {
+  const { outliers, drift: trend, variability: spread, clusterNote } = d;
   return [
     ctx.batch,
     ctx.mode,
@@ -75,7 +99,7 @@ export function diagnosticsRow(ctx: TableContext, { data, summary: s }: ArmMetri
     s.mad,
     s.overall_p50,
     outliers.count,
-    outliers.count === null && s.n > 0 ? 'MAD = 0: modified z-score undefined' : `|0.6745·(x − median)/MAD| > ${MAD_Z_THRESHOLD} (flagged, kept)`,
+    d.outlierRule,
     trend?.rho ?? null,
     trend?.p ?? null,
     trend?.drifting ?? null,

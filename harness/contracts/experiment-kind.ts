@@ -10,6 +10,9 @@ import type { Plan, PlannedTrial } from '../plan/plan.ts';
 import type { TrialRecord } from '../journal/trial-record.ts';
 import type { Spec } from '../spec/schema.ts';
 import type { ArmRef } from '../journal/trial-record.ts';
+import type { KindAnalysis } from '../analyze/kind-analysis.ts';
+
+export type { KindAnalysis, KindExtension, KindExtensionOutput } from '../analyze/kind-analysis.ts';
 
 export interface ExperimentContext {
   run: RunContext;
@@ -20,8 +23,14 @@ export interface ExperimentContext {
   executorFor(arm: ArmRef): Executor;
 }
 
+/**
+ * One experiment kind's descriptor: how to run it (below) and how to analyse it (`analysis`: the
+ * evidence scenario, how records group into arms, primary metrics, extra files). Generic analysis,
+ * reports and reproduce ask the descriptor and never switch on the kind's name.
+ */
 export interface Experiment {
   readonly kind: Spec['experiment'];
+  readonly analysis: KindAnalysis;
   /** The schedule; default kinds use harness/plan buildPlan (randomized complete blocks). */
   plan(spec: Spec): Plan;
   /** Backends whose executors the run must probe and prepare (default: the spec's arms). */

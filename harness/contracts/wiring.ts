@@ -6,12 +6,21 @@
 import type { LeftoverSource } from '../clean/leftover.ts';
 import type { Executor } from './executor.ts';
 import type { Experiment } from './experiment-kind.ts';
+import type { AnalyzedBundle } from '../analyze/analyze-bundle.ts';
+import type { KindCatalog } from '../analyze/kind-analysis.ts';
 
 /** Backend name (+ variant) → a fresh executor, or null when this build has no adapter for it. */
 export type ExecutorFactory = (backend: string, variant: string | null) => Executor | null;
 
-/** Renders report.html/report.md of a bundle whose CSVs are written (the reports/ layer). */
-export type ReportRenderer = (bundleDir: string) => void;
+/** Renders report.html/report.md of an analysed bundle whose CSVs are written (the reports/ layer). */
+export type ReportRenderer = (analyzed: AnalyzedBundle) => void;
+
+/** What `merge` needs to analyse and report a merged bundle. */
+export interface ReportWiring {
+  /** Kind name → descriptor (its `analysis` half), for analyze. */
+  kinds: KindCatalog;
+  renderReport: ReportRenderer;
+}
 
 export interface RunWiring {
   createExecutor: ExecutorFactory;

@@ -8,13 +8,14 @@ import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
 import { armOrder, collectArmMetrics, latestPerTrial, metricOrder, type ArmMetricData } from '../analyze/arm-metric.ts';
 import { comparisonRequests } from '../analyze/analyze-records.ts';
 import { INSUFFICIENT_DATA, runComparison } from '../analyze/comparison-table.ts';
-import { toCsv, type Cell } from '../analyze/csv.ts';
+import { toCsv, type Cell } from '../bundle/csv.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 import { SUMMARY_HEADER, summarizeArmMetric, summaryRow } from '../analyze/summary-table.ts';
-import type { ResolvedSpec } from '../analyze/resolved-spec.ts';
+import type { ResolvedSpec } from '../bundle/schemas.ts';
 import { seedFromString } from '../plan/prng.ts';
 import { stratifiedBootstrap, type Stratum } from './stratified-bootstrap.ts';
 
-export const FLEET_FILES = { perHostSummary: 'per-host-summary.csv', comparisons: 'fleet-comparisons.csv' } as const;
+export const FLEET_FILES = { perHostSummary: BUNDLE_FILES.perHostSummary, comparisons: BUNDLE_FILES.fleetComparisons } as const;
 
 /** Journal facts merge stamps on every trial of a fleet bundle. */
 export const HOST_FACT = 'fleet_host';
@@ -85,7 +86,7 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
   const summaryRows: Cell[][] = hosts.flatMap((host) => perHost.get(host)!.map((data) => [host, ...summaryRow(ctx, summarizeArmMetric(data))]));
 
   const comparisonRows: Cell[][] = [];
-  for (const request of comparisonRequests({ resolved, records }, specArms, metrics)) {
+  for (const request of comparisonRequests({ resolved }, specArms, metrics)) {
     const find = (host: string, arm: string) => perHost.get(host)!.find((d) => d.arm === arm && d.metric === request.metric);
     const strata: Stratum[] = [];
     let unit = '';

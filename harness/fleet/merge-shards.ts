@@ -15,7 +15,7 @@ import { serializePlan } from '../plan/plan.ts';
 import { harnessRevision } from '../provenance/host-facts.ts';
 import { writeManifest } from '../provenance/manifest.ts';
 import { prepareBundleDir } from '../run/bundle-dir.ts';
-import type { ReportRenderer } from '../contracts/wiring.ts';
+import type { ReportWiring } from '../contracts/wiring.ts';
 import { checkShards } from './check-shards.ts';
 import { analyzeFleet, HOST_FACT, SHARD_FACT } from './fleet-analysis.ts';
 import { hostKey } from './host-identity.ts';
@@ -76,7 +76,7 @@ function fleetRecord(parentDigest: string, shards: readonly ShardBundle[]) {
 }
 
 /** `renderReport` writes the bundle's reports (report.html/md and fleet-report.md: the reports layer, from cli/wiring.ts). */
-export async function mergeShards(dirs: readonly string[], out: string, renderReport: ReportRenderer, log: (message: string) => void = () => {}): Promise<MergeResult> {
+export async function mergeShards(dirs: readonly string[], out: string, reporting: ReportWiring, log: (message: string) => void = () => {}): Promise<MergeResult> {
   const { ordered, plan } = checkShards(dirs.map(readShardBundle));
   const first = ordered[0]!;
   const parentDigest = first.plan.shard.parent_plan_digest;
@@ -100,11 +100,11 @@ export async function mergeShards(dirs: readonly string[], out: string, renderRe
     for (const [file, text] of shard.provenance) writeFileSync(join(dir, file), text);
   }
 
-  analyzeBundle(bundleDir);
+  const analyzed = analyzeBundle(bundleDir, reporting.kinds);
   const fleetFiles = analyzeFleet({ resolved: { ...first.resolved, run_id: runId }, records });
   for (const [name, content] of fleetFiles) writeFileSync(join(bundleDir, name), content);
   try {
-    renderReport(bundleDir);
+    reporting.renderReport(analyzed);
   } catch (error) {
     // As in finalize-bundle: a rendering bug must not cost the merged data.
     log(`report rendering failed: ${error instanceof Error ? error.message : error}`);

@@ -6,7 +6,7 @@ import { UserError } from '../errors.ts';
 import { BUNDLE_FILES } from '../bundle-layout.ts';
 import { readJournal } from '../journal/journal.ts';
 import type { TrialRecord } from '../journal/trial-record.ts';
-import { parseResolvedSpec, type ResolvedSpec } from '../analyze/resolved-spec.ts';
+import { parseResolvedSpec, type ResolvedSpec } from '../bundle/schemas.ts';
 import { readManifest, verifyBundle, type Manifest } from '../provenance/manifest.ts';
 import type { ShardedPlan } from './shard-plan.ts';
 

@@ -12,6 +12,7 @@ import type { ResolvedSpec } from '../spec/resolve-spec.ts';
 import { harnessRevision } from '../provenance/host-facts.ts';
 import { analyzeBundle } from '../analyze/index.ts';
 import type { ReportRenderer } from '../contracts/wiring.ts';
+import type { KindCatalog } from '../analyze/kind-analysis.ts';
 
 export interface FinalizeOptions {
   resolved: ResolvedSpec;
@@ -19,6 +20,8 @@ export interface FinalizeOptions {
   resumed: boolean;
   image: TaskImage;
   log: (message: string) => void;
+  /** Kind name → descriptor, for analyze (the run's kind registry). */
+  kinds: KindCatalog;
   renderReport: ReportRenderer;
 }
 
@@ -40,9 +43,9 @@ function previousResumeCount(bundleDir: string): number {
 }
 
 export async function finalizeBundle(bundleDir: string, options: FinalizeOptions): Promise<void> {
-  analyzeBundle(bundleDir);
+  const analyzed = analyzeBundle(bundleDir, options.kinds);
   try {
-    options.renderReport(bundleDir);
+    options.renderReport(analyzed);
   } catch (error) {
     // A rendering bug must not cost the recorded data: the CSVs and manifest are still written.
     options.log(`report rendering failed: ${error instanceof Error ? error.message : error}`);

@@ -192,7 +192,7 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
     removeHandlers();
   }
   const complete = !interruptedBy && records.length >= plan.trials.length;
-  await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log, renderReport: request.wiring.renderReport });
+  await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log, kinds: request.wiring.kindFor, renderReport: request.wiring.renderReport });
   return { bundleDir, interruptedBy, records };
 }
 

@@ -117,7 +117,7 @@ export function readBundle(dir: string): Bundle {
     comparisonsDetail: readCsvIfExists(join(dir, 'comparisons-detail.csv')),
     diagnostics: readCsvIfExists(join(dir, 'diagnostics.csv')),
     evidence: readCsvIfExists(join(dir, BUNDLE_FILES.evidence)),
-    densitySummary: readCsvIfExists(join(dir, BUNDLE_FILES.densitySummary)),
+    densitySummary: readCsvIfExists(join(dir, 'density-summary.csv')),
     environment: readJsonObjectIfExists(join(dir, BUNDLE_FILES.environment)),
     manifest: readJsonObjectIfExists(join(dir, BUNDLE_FILES.manifest)),
   };

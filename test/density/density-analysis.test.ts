@@ -2,8 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { DENSITY_SUMMARY_HEADER, densityAnalysis } from '../../experiments/density/density-analysis.ts';
-import { analysisExtensionFor } from '../../harness/analyze/kind-extensions.ts';
-import '../../harness/analyze/registered-extensions.ts';
+import { densityExperiment } from '../../experiments/density/density-kind.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { SpecSchema } from '../../harness/spec/schema.ts';
 import type { ResolvedSpec } from '../../harness/spec/resolve-spec.ts';
@@ -49,10 +48,10 @@ describe('density analysis', () => {
     expect(byMetric.full_batch_wall_p50!.limitations).toContain('harness process is outside the budget');
   });
 
-  it('is deterministic and registered for the density kind', () => {
+  it('is deterministic and part of the density descriptor', () => {
     const records = [batch(0, 16), batch(1, 16)];
     expect(densityAnalysis({ resolved, records }).files.get('density-summary.csv')).toBe(densityAnalysis({ resolved, records: [...records] }).files.get('density-summary.csv'));
-    expect(analysisExtensionFor('density')).toBe(densityAnalysis);
+    expect(densityExperiment.analysis.extension).toBe(densityAnalysis);
   });
 
   it('states docker shims moved into the budget as a limitation', () => {

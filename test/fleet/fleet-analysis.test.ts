@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { analyzeFleet, FLEET_FILES, HOST_FACT } from '../../harness/fleet/fleet-analysis.ts';
-import { analyzeRecords } from '../../harness/analyze/index.ts';
+import { analysisFiles, analyzeRecords, fallbackAnalysis } from '../../harness/analyze/index.ts';
 import { renderFleetReport } from '../../reports/fleet/fleet-report.ts';
 import { plan, record, resolved } from './fleet-fixtures.ts';
 
@@ -42,7 +42,7 @@ describe('fleet analysis: host as a block', () => {
     expect(analyzeFleet(input)).toEqual(files);
     const oneHost = records.map((r) => ({ ...r, facts: { [HOST_FACT]: 'node-a' } }));
     const fleet = analyzeFleet({ resolved: resolved('fleet-y'), records: oneHost });
-    const plain = analyzeRecords({ resolved: resolved('fleet-y'), records: oneHost });
+    const plain = analysisFiles(analyzeRecords({ resolved: resolved('fleet-y'), records: oneHost }, fallbackAnalysis('shell-ready')));
     const summary = rows(plain.get('summary.csv')!);
     const perHost = rows(fleet.get(FLEET_FILES.perHostSummary)!);
     expect(perHost.map(({ host: _h, ...rest }) => rest)).toEqual(summary);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalysisInput } from '../../harness/analyze/kind-extensions.ts';
+import type { AnalysisInput } from '../../harness/analyze/kind-analysis.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { SpecSchema } from '../../harness/spec/schema.ts';
 import { REPLAY_SUMMARY_FILE, REPLAY_SUMMARY_HEADER, replayAnalysis } from '../../experiments/replay/replay-analysis.ts';

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
 import { writeReport } from '../../reports/index.ts';
 import { makeSyntheticBundle } from './synthetic-bundle.ts';
+import { kindCatalog } from '../../cli/kinds.ts';
+
+const kinds = await kindCatalog();
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -24,7 +27,7 @@ describe.skipIf(!existsSync(CHROMIUM))('report.html in headless Chromium', () =>
       seed: 301,
       compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }],
     });
-    analyzeBundle(bundle);
+    analyzeBundle(bundle, kinds);
     writeReport(bundle);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {

@@ -5,6 +5,9 @@ import { analyzeBundle } from '../../harness/analyze/index.ts';
 import { writeReport } from '../../reports/index.ts';
 import { stableIds } from '../../reports/plots/render-svg.ts';
 import { makeSyntheticBundle, type SyntheticArm } from './synthetic-bundle.ts';
+import { kindCatalog } from '../../cli/kinds.ts';
+
+const kinds = await kindCatalog();
 
 const ARMS: SyntheticArm[] = [
   { backend: 'docker', medians: { ready_ms: 70, completion_ms: 800 } },
@@ -30,7 +33,7 @@ function markdownTables(markdown: string): string[][][] {
 
 describe('report.html and report.md', () => {
   const bundle = makeSyntheticBundle({ arms: ARMS, blocks: 16, seed: 201, failTrials: ['b0002-staged'], compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }] });
-  analyzeBundle(bundle);
+  analyzeBundle(bundle, kinds);
 
   it('is deterministic: rendering twice gives identical bytes', async () => {
     writeReport(bundle);
@@ -68,7 +71,7 @@ describe('report.html and report.md', () => {
 
   it('adds the density capacity chart and table when density-summary.csv exists', () => {
     const dir = makeSyntheticBundle({ arms: ARMS, blocks: 6, seed: 202 });
-    analyzeBundle(dir);
+    analyzeBundle(dir, kinds);
     writeFileSync(
       join(dir, 'density-summary.csv'),
       [

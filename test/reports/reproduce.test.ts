@@ -7,6 +7,9 @@ import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '.
 import { reproduce } from '../../reports/reproduce/reproduce.ts';
 import { makeSyntheticBundle } from './synthetic-bundle.ts';
 import { runCli } from './run-cli.ts';
+import { kindCatalog } from '../../cli/kinds.ts';
+
+const kinds = await kindCatalog();
 
 const published = readPublished(DEFAULT_PUBLISHED);
 const mapping = readMapping(mappingPathFor(DEFAULT_PUBLISHED));
@@ -26,7 +29,7 @@ function repairBundle(slowdown?: Record<string, number>) {
     ],
     compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }],
   });
-  analyzeBundle(dir);
+  analyzeBundle(dir, kinds);
   return dir;
 }
 
@@ -88,7 +91,7 @@ describe('sandbench reproduce', () => {
         { backend: 'lazy', variant: 'cold', medians: { ready_ms: 185, content_bytes: 2_580_417 } },
       ],
     });
-    analyzeBundle(dir);
+    analyzeBundle(dir, kinds);
     const result = reproduce(readBundle(dir), published, mapping);
     const bytes = result.orderings.find((o) => o.id === 'lazy-content-bytes')!;
     expect(bytes.status).toBe('holds');

@@ -5,8 +5,11 @@ import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AnalysisInputError,
+  analysisFiles,
   analyzeBundle,
   analyzeRecords,
+  type AnalysisInput,
+  type KindAnalysis,
   COMPARISONS_HEADER,
   EVIDENCE_HEADER,
   SUMMARY_HEADER,
@@ -14,14 +17,18 @@ import {
 } from '../../../harness/analyze/index.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../../harness/journal/trial-record.ts';
 import { syntheticRecords, syntheticResolved } from './synthetic-journal.ts';
+import { kindCatalog } from '../../../cli/kinds.ts';
 
+const kinds = await kindCatalog();
+/** The CSVs of one analysis, with the descriptor of the input's own kind (as `analyze` would pick it). */
+const filesOf = (input: AnalysisInput, descriptor: KindAnalysis = kinds(input.resolved.spec.experiment)!.analysis) => analysisFiles(analyzeRecords(input, descriptor));
 const rows = (csv: string) => Papa.parse<Record<string, string>>(csv, { header: true, skipEmptyLines: true }).data;
 const headerOf = (csv: string) => csv.slice(0, csv.indexOf('\n'));
 
 describe('analyzeRecords: CSV contracts', () => {
   const resolved = syntheticResolved({ spec: { arms: [{ backend: 'docker' }, { backend: 'staged' }, { backend: 'podman' }], resamples: 500 } });
   const records = syntheticRecords(resolved, { medians: { docker: 75, staged: 25, podman: 74 }, failureRate: 0.05 });
-  const files = analyzeRecords({ resolved, records });
+  const files = filesOf({ resolved, records });
 
   it('writes the six files with the public headers exactly', () => {
     expect([...files.keys()].sort()).toEqual(['comparisons-detail.csv', 'comparisons.csv', 'diagnostics.csv', 'evidence.csv', 'samples.csv', 'summary.csv']);
@@ -35,7 +42,7 @@ describe('analyzeRecords: CSV contracts', () => {
   });
 
   it('is byte-identical on a second run', () => {
-    const again = analyzeRecords({ resolved, records: structuredClone(records) });
+    const again = filesOf({ resolved, records: structuredClone(records) });
     for (const [name, content] of files) expect(again.get(name), name).toBe(content);
   });
 
@@ -110,7 +117,7 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
       runId: 'run-published',
       spec: { name: 'repair', experiment: 'repair', compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }], resamples: 1000 },
     });
-    const files = analyzeRecords({ resolved, records: publishedRecords('run-published') });
+    const files = filesOf({ resolved, records: publishedRecords('run-published') });
     const evidence = rows(files.get('evidence.csv')!);
     const p50 = (variant: string) => evidence.find((r) => r.variant === variant && r.statistic === 'P50')!;
     expect(Number(p50('staged').value)).toBe(635.920337);
@@ -126,8 +133,8 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
 
   it('a declared comparison naming an unknown arm is an input error naming the field', () => {
     const resolved = syntheticResolved({ spec: { compare: [{ candidate: 'firecracker', control: 'docker', metric: 'ready_ms' }], resamples: 100 } });
-    expect(() => analyzeRecords({ resolved, records: syntheticRecords(resolved) })).toThrow(AnalysisInputError);
-    expect(() => analyzeRecords({ resolved, records: syntheticRecords(resolved) })).toThrow(/spec\.compare\[0\]\.candidate "firecracker"/);
+    expect(() => filesOf({ resolved, records: syntheticRecords(resolved) })).toThrow(AnalysisInputError);
+    expect(() => filesOf({ resolved, records: syntheticRecords(resolved) })).toThrow(/spec\.compare\[0\]\.candidate "firecracker"/);
   });
 
   it('an arm whose every trial failed is "unavailable" with its failures counted, and its comparison says "insufficient data"', () => {
@@ -135,7 +142,7 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
     const records = syntheticRecords(resolved).map((r) =>
       r.arm.backend === 'staged' && !r.warmup ? { ...r, outcome: 'failed' as const, failure_category: 'setup_failed' as const, metrics: {} } : r,
     );
-    const files = analyzeRecords({ resolved, records });
+    const files = filesOf({ resolved, records });
     const staged = rows(files.get('summary.csv')!).find((r) => r.backend === 'staged' && r.metric === 'ready_ms')!;
     expect(staged).toMatchObject({ planned: '10', failed: '10', capability: 'unavailable', n: '0', p50: '', minimum: '' });
     expect(rows(files.get('comparisons.csv')!)[0]!.conclusion).toBe('insufficient data');
@@ -144,13 +151,13 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
   it('an unfinished run says so in the limitations (blocks recorded of blocks planned)', () => {
     const resolved = syntheticResolved({ spec: { resamples: 100, trials: 10 } });
     const records = syntheticRecords(resolved).filter((r) => r.warmup || r.block < 7);
-    const evidence = rows(analyzeRecords({ resolved, records }).get('evidence.csv')!);
+    const evidence = rows(filesOf({ resolved, records }).get('evidence.csv')!);
     expect(evidence.find((r) => r.variant === 'docker' && r.statistic === 'P50')!.limitations).toContain('run incomplete: 7 of 10 planned blocks recorded');
   });
 
   it('arms skipped at preflight stay visible as unavailable with the reason', () => {
     const resolved = { ...syntheticResolved({ spec: { resamples: 100, trials: 10 } }), skipped_arms: [{ arm: 'qemu-microvm', reason: 'no /dev/kvm' }] };
-    const files = analyzeRecords({ resolved, records: syntheticRecords(resolved) });
+    const files = filesOf({ resolved, records: syntheticRecords(resolved) });
     expect(rows(files.get('summary.csv')!).find((r) => r.backend === 'qemu-microvm')).toMatchObject({ capability: 'unavailable', planned: '0' });
     expect(rows(files.get('evidence.csv')!).find((r) => r.variant === 'qemu-microvm')).toMatchObject({ statistic: 'unavailable_failed_preflight', limitations: 'no /dev/kvm' });
   });
@@ -160,7 +167,7 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
     const records = syntheticRecords(resolved, { medians: { docker: 75, staged: 25 } }).map((r) =>
       r.arm.backend === 'staged' && r.block % 2 === 1 ? { ...r, metrics: { ...r.metrics, ready_ms: r.metrics.ready_ms! * 3 } } : r,
     );
-    const files = analyzeRecords({ resolved, records });
+    const files = filesOf({ resolved, records });
     const staged = rows(files.get('summary.csv')!).find((r) => r.backend === 'staged' && r.metric === 'ready_ms')!;
     expect(staged).toMatchObject({ distribution: 'separated-clusters', p50: '', low_n: '20', high_n: '20' });
     const evidence = rows(files.get('evidence.csv')!).filter((r) => r.variant === 'staged' && r.metric === 'ready_ms');
@@ -170,14 +177,17 @@ describe('analyzeRecords: evidence and declared comparisons', () => {
 });
 
 describe('kind extensions', () => {
-  it('a registered pure extension adds files and evidence rows; it may not overwrite a core file', () => {
+  it("a kind descriptor's pure extension adds files and evidence rows; it may not overwrite a core file", () => {
     const resolved = syntheticResolved({ spec: { resamples: 100, trials: 5 } });
     const records = syntheticRecords(resolved);
     const row: EvidenceRow = { scenario: 'active_capacity', topic: 'active_capacity', source: 'sandbench', cohort: resolved.run_id, variant: 'docker', metric: 'full_valid_no_oom_batches', statistic: 'count', n: 5, value: 5, unit: 'count', condition: 'c', limitations: '' };
-    const files = analyzeRecords({ resolved, records }, { extension: (input) => ({ files: new Map([['density-summary.csv', `n,${input.records.length}\n`]]), evidence: [row] }) });
+    const base = kinds('shell-ready')!.analysis;
+    const files = filesOf({ resolved, records }, { ...base, files: ['density-summary.csv'], extension: (input) => ({ files: new Map([['density-summary.csv', `n,${input.records.length}\n`]]), evidence: [row] }) });
     expect(files.get('density-summary.csv')).toBe(`n,${records.length}\n`);
     expect(files.get('evidence.csv')!.trimEnd().split('\n').at(-1)).toBe('active_capacity,active_capacity,sandbench,run-synthetic,docker,full_valid_no_oom_batches,count,5,5,count,c,');
-    expect(() => analyzeRecords({ resolved, records }, { extension: () => ({ files: new Map([['summary.csv', 'x']]), evidence: [] }) })).toThrow(/overwrite summary\.csv/);
+    expect(() => filesOf({ resolved, records }, { ...base, files: ['summary.csv'], extension: () => ({ files: new Map([['summary.csv', 'x']]), evidence: [] }) })).toThrow(/overwrite summary\.csv/);
+    // A file the descriptor does not declare is refused: the bundle layout stays complete.
+    expect(() => filesOf({ resolved, records }, { ...base, extension: () => ({ files: new Map([['extra.csv', 'x']]), evidence: [] }) })).toThrow(/does not declare/);
   });
 });
 
@@ -193,15 +203,15 @@ describe('analyzeBundle (I/O shell)', () => {
     const resolved = syntheticResolved({ spec: { resamples: 300, trials: 20 } });
     writeFileSync(join(dir, 'resolved-spec.json'), JSON.stringify(resolved, null, 2));
     writeFileSync(join(dir, 'journal.jsonl'), syntheticRecords(resolved, { failureRate: 0.1 }).map((r) => `${JSON.stringify(r)}\n`).join(''));
-    const first = analyzeBundle(dir);
+    const first = analyzeBundle(dir, kinds);
     const bytes = first.files.map((f) => readFileSync(join(dir, f)));
-    analyzeBundle(dir);
+    analyzeBundle(dir, kinds);
     first.files.forEach((f, i) => expect(readFileSync(join(dir, f)).equals(bytes[i]!), f).toBe(true));
   });
 
   it('names the missing file when the directory is not a bundle', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbench-analyze-test-'));
     dirs.push(dir);
-    expect(() => analyzeBundle(dir)).toThrow(/resolved-spec\.json: missing/);
+    expect(() => analyzeBundle(dir, kinds)).toThrow(/resolved-spec\.json: missing/);
   });
 });

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../../harness/analyze/index.ts';
+import { kindCatalog } from '../../../cli/kinds.ts';
+
+const kinds = await kindCatalog();
 
 export const FIXTURE_ROOT = resolve(import.meta.dirname, '../../fixtures/bundles');
 export const FIXTURE_KINDS = ['shell-ready', 'density', 'replay'] as const;
@@ -25,7 +28,7 @@ describe('analyze on pre-redesign fixture bundles', () => {
       expect(csvs.length).toBeGreaterThanOrEqual(6);
       // Delete the copies first so a file analyze forgot to write cannot pass by being left over.
       for (const name of csvs) rmSync(join(copy, name));
-      const result = analyzeBundle(copy);
+      const result = analyzeBundle(copy, kinds);
       expect([...result.files].sort()).toEqual(csvs);
       for (const name of csvs) expect(readFileSync(join(copy, name), 'utf8'), `${kind}/${name}`).toBe(readFileSync(join(stored, name), 'utf8'));
     });

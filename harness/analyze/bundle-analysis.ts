@@ -1,0 +1,76 @@
+/**
+ * The results model: one in-memory BundleAnalysis per bundle (hyperfine's one flat result type that
+ * every exporter serializes). The CSVs, report.html/report.md, the terminal summary, compare, gate
+ * and reproduce are renderings of it; none of them computes a statistic of its own.
+ */
+import type { TrialRecord } from '../journal/trial-record.ts';
+import type { ResolvedSpec } from '../spec/resolve-spec.ts';
+import type { ArmMetricData } from './arm-metric.ts';
+import type { ComparisonOutcome } from './comparison-table.ts';
+import type { EvidenceRow } from './evidence.ts';
+import type { KindChart } from './kind-analysis.ts';
+import type { ArmMetricSummary, TableContext } from './summary-table.ts';
+import type { Table } from './table.ts';
+
+/** Version of this model's JSON rendering (`--json`); bump when a field changes meaning. */
+export const ANALYSIS_SCHEMA_VERSION = 1;
+
+export interface ArmSummary extends ArmMetricSummary {
+  /** Set for an arm skipped at preflight (backend not installed): the reason; its counts are zero. */
+  skipped: string | null;
+}
+
+/** Formal trials of one arm by outcome: every planned trial stays in the denominator. */
+export interface ArmTrials {
+  arm: string;
+  planned: number;
+  ok: number;
+  failed: number;
+  /** Non-ok formal trials by failure category (the outcome when a trial has no category). */
+  byCategory: Record<string, number>;
+  /** Failures of the machinery (setup, recording, upstream, harness, timeout...) vs of the task. */
+  infrastructure: number;
+  task: number;
+}
+
+export interface KindExtras {
+  files: Map<string, string>;
+  tables: Table[];
+  charts: KindChart[];
+}
+
+export interface BundleAnalysis {
+  runId: string;
+  kind: string;
+  resolved: ResolvedSpec;
+  /** benchmark_id / batch / mode of every CSV row. */
+  context: TableContext;
+  scenario: string;
+  topic: string;
+  /** Declared by the kind; only those present in this run, in the kind's order. */
+  primaryMetrics: string[];
+  /** Analysis arms (density: cells) in report order; skipped arms are not among them. */
+  arms: string[];
+  metrics: string[];
+  /** Journal records with `arm` replaced by the kind's group (density cells), in journal order. */
+  records: TrialRecord[];
+  /** Per arm × metric: the valid observations and denominators (what plots, compare and gate read). */
+  data: ArmMetricData[];
+  /** Measured arms (metric-major), then the arms skipped at preflight. */
+  summaries: ArmSummary[];
+  trials: ArmTrials[];
+  comparisons: ComparisonOutcome[];
+  evidence: EvidenceRow[];
+  extras: KindExtras;
+  /** What a reader must be told before any number (torn journal, incomplete run, failed trials). */
+  warnings: string[];
+}
+
+/** The summary of one arm and metric, if the analysis has it. */
+export function summaryOf(analysis: BundleAnalysis, arm: string, metric: string): ArmSummary | undefined {
+  return analysis.summaries.find((s) => s.data.arm === arm && s.data.metric === metric);
+}
+
+export function dataOf(analysis: BundleAnalysis, arm: string, metric: string): ArmMetricData | undefined {
+  return analysis.data.find((d) => d.arm === arm && d.metric === metric);
+}
