@@ -44,6 +44,7 @@ export function createHostCheckpoint(variant: string | null = null): CheckpointM
   const launch = (trial: MechanismTrial, workspace: string, id: string): StateProcess => {
     const command = trial.program.stdio(workspace, HOST_PYTHON);
     const process = spawnStateProcess({
+      runId: trial.run.runId,
       argv: command.argv,
       env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...command.env },
       clearEnv: true,

@@ -89,6 +89,7 @@ export function createPodmanCheckpoint(variant: string | null = null): Checkpoin
     const pid = await initPid(name);
     const relayCommand = trial.program.relay(STATE_PORT);
     const relay = spawnStateProcess({
+      runId: trial.run.runId,
       argv: ['nsenter', '-t', String(pid), '-n', ...relayCommand.argv],
       env: relayCommand.env,
       timeoutMs: trial.timeoutMs,

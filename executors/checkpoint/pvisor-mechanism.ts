@@ -42,6 +42,7 @@ export function createPvisorCheckpoint(variant: string | null = null): Checkpoin
   const launch = (trial: MechanismTrial, argv: string[], id: string): StateProcess => {
     const command = trial.program.stdio(trial.baseline, HOST_PYTHON);
     const process = spawnStateProcess({
+      runId: trial.run.runId,
       argv: [...argv, '--', ...command.argv],
       env: command.env,
       cwd: trial.baseline,

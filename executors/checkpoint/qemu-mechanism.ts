@@ -29,6 +29,7 @@ import { lineChannel } from './line-channel.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { openQmp, waitMigration, waitStatus, type QmpClient } from './qmp.ts';
 import { TrialResources } from './tracked.ts';
+import { RUN_ID_ENV } from './state-process.ts';
 
 /** Migration bandwidth during the save: far above what a local pipe can take (bytes/s). */
 const SAVE_BANDWIDTH = 64 * 1024 * 1024 * 1024;
@@ -85,7 +86,7 @@ export function createQemuCheckpoint(backend: Extract<BackendName, 'qemu-microvm
   const vmName = (trial: MechanismTrial, role: string) => `sandbench-${trial.run.runId}-${trial.trialId}-${role}`;
 
   const spawnVm = (trial: MechanismTrial, argv: string[], role: string): RunningTrial => {
-    const running = spawnTrial({ argv, clearEnv: true, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, stdin: 'pipe', timeoutMs: trial.timeoutMs, classifyExit });
+    const running = spawnTrial({ argv, clearEnv: true, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', [RUN_ID_ENV]: trial.run.runId }, stdin: 'pipe', timeoutMs: trial.timeoutMs, classifyExit });
     resourcesOf(trial).add('vm', vmName(trial, role), () => running.kill('cleanup'));
     return running;
   };

@@ -36,6 +36,7 @@ export function createStagedCheckpoint(variant: string | null = null): Checkpoin
     const command = trial.program.stdio('/workspace');
     const context = stageContext(trial, dir, lower);
     const process = spawnStateProcess({
+      runId: trial.run.runId,
       argv: stagedLaunchArgv(rootfs, context, { argv: command.argv, env: command.env, stdin: 'pipe' }),
       env: {},
       timeoutMs: trial.timeoutMs,

@@ -9,8 +9,12 @@ export interface StateProcess {
   channel: StateChannel;
 }
 
-export function spawnStateProcess(options: { argv: string[]; env: Record<string, string>; cwd?: string; clearEnv?: boolean; timeoutMs: number; prefix: string; describe: string }): StateProcess {
-  const running = spawnTrial({ argv: options.argv, env: options.env, clearEnv: options.clearEnv, cwd: options.cwd, stdin: 'pipe', timeoutMs: options.timeoutMs });
+/** In every process a mechanism starts, so `sandbench clean` finds it after a kill -9 (harness/clean RUN_ID_ENV). */
+export const RUN_ID_ENV = 'SANDBENCH_RUN_ID';
+
+export function spawnStateProcess(options: { runId: string; argv: string[]; env: Record<string, string>; cwd?: string; clearEnv?: boolean; timeoutMs: number; prefix: string; describe: string }): StateProcess {
+  const env = { ...options.env, [RUN_ID_ENV]: options.runId };
+  const running = spawnTrial({ argv: options.argv, env, clearEnv: options.clearEnv, cwd: options.cwd, stdin: 'pipe', timeoutMs: options.timeoutMs });
   return { running, channel: lineChannel(running, options.prefix, options.describe) };
 }
 
