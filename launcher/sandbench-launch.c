@@ -51,10 +51,15 @@ static struct child *children;
 static size_t n_children;
 static int epfd, sigfd, devnull;
 
-/* Event output is buffered and flushed once per loop turn: the stamps are taken at read time, so
- * batching the writes never moves a timestamp. */
+/* Event output is buffered: the stamps are taken at read time, so batching the writes never moves a
+ * timestamp. Spawn and output events are held for up to COALESCE_NS (a short trial's spawn, output and
+ * exit then reach the harness in one write): every wake-up of the big harness process while a trial
+ * runs competes with the trial for the CPU on a small machine. Exits, failures and replies go at once. */
+#define COALESCE_NS 1000000LL
 static char *obuf;
 static size_t olen, ocap;
+static int64_t pending_since_ns; /* 0 = nothing held */
+static int urgent;
 
 /* Set by a vfork child before _exit when a pre-exec step failed (the child shares our memory). */
 static volatile int child_fail_stage, child_fail_errno;
@@ -83,6 +88,8 @@ static void oappend(const void *data, size_t len) {
 }
 
 static void emit(char type, long id, int64_t t, long long a, long long b, const void *payload, size_t len) {
+  if (olen == 0) pending_since_ns = now_ns();
+  if (type != 'S' && type != 'O') urgent = 1;
   char head[160];
   int n = snprintf(head, sizeof head, "%c %ld %lld %lld %lld %zu\n", type, id, (long long)t, a, b, len);
   oappend(head, (size_t)n);
@@ -101,6 +108,14 @@ static void flush_events(void) {
     off += (size_t)w;
   }
   olen = 0;
+  urgent = 0;
+  pending_since_ns = 0;
+}
+
+/* Flush what must go now; otherwise keep holding (the loop wakes at pending_since_ns + COALESCE_NS). */
+static void maybe_flush(void) {
+  if (olen == 0) return;
+  if (urgent || olen >= 65536 || now_ns() - pending_since_ns >= COALESCE_NS) flush_events();
 }
 
 static void emit_error(long id, const char *message) {
@@ -542,6 +557,7 @@ static int next_timeout_ms(void) {
     int64_t d = !c->timed_out ? c->deadline_ns : c->kill_at_ns;
     if (d && (!next || d < next)) next = d;
   }
+  if (olen && (!next || pending_since_ns + COALESCE_NS < next)) next = pending_since_ns + COALESCE_NS;
   if (!next) return -1;
   int64_t wait = next - now_ns();
   return wait <= 0 ? 0 : (int)((wait + 999999) / 1000000);
@@ -599,7 +615,13 @@ int main(int argc, char **argv) {
         got_sigchld = 1;
       } else {
         size_t slot = (size_t)(tag >> 2);
-        if (slot < n_children && children[slot].used) drain(&children[slot], (int)(tag & 3));
+        if (slot < n_children && children[slot].used) {
+          struct child *c = &children[slot];
+          drain(c, (int)(tag & 3));
+          /* Both pipes at EOF usually means the task is exiting (files close before the parent is
+           * notified): look for its exit now instead of sleeping until SIGCHLD wakes us again. */
+          if (c->used && c->out_fd < 0 && c->err_fd < 0) got_sigchld = 1;
+        }
       }
     }
     /* Exits after output: a chunk and the exit seen in one turn keep their causal order. */
@@ -609,6 +631,6 @@ int main(int argc, char **argv) {
       reap();
     }
     check_deadlines();
-    flush_events();
+    maybe_flush();
   }
 }

@@ -112,6 +112,14 @@ export async function freshTimingSession(): Promise<TimingSession> {
   return session;
 }
 
+/**
+ * Processes of the harness itself that sit between it and every launched tree (the launcher): a
+ * budget membership check walking a payload's ancestors must stop there, as it does at the harness.
+ */
+export function harnessHelperPids(): number[] {
+  return settled?.path === 'launcher' && settled.client.alive ? [settled.client.pid] : [];
+}
+
 /** Stop the launcher (tests; the CLI simply exits and the launcher follows on EOF). */
 export async function closeTimingSession(): Promise<void> {
   const session = current ? await current : null;

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BudgetPlacement } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
@@ -77,7 +78,7 @@ describe('launcher controls', () => {
   });
 
   it('fails the launch cleanly when a budget cgroup cannot be entered', async () => {
-    const placement = { enterArgv: [], cgroupParent: '/sandbench-no-such-budget', cgroupVersion: layout?.version ?? 2 } as const;
+    const placement: BudgetPlacement = { enterArgv: [], cgroupParent: '/sandbench-no-such-budget', cgroupVersion: layout?.version ?? 2 };
     const running = spawnWithLauncher(client, { argv: ['true'], env: { PATH }, clearEnv: true, stdin: 'none', timeoutMs: 10_000, controls: { cpus: null, budget: placement } }, timing);
     const exit = await running.exit;
     expect(exit.infraFailure?.category).toBe('setup_failed');

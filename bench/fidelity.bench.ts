@@ -1,0 +1,175 @@
+/**
+ * `npm run bench -- fidelity`: is sandbench's timing floor within 15% of hyperfine's (issue 14)?
+ * One interleaved session: for each round and each command (order rotated per round), a sandbench
+ * run (host backend, the `command` kind, CPUs pinned to 0,1 — completion_ms of every ok trial) and
+ * `taskset -c 0,1 hyperfine -N` on the same argv (its per-run times). Prints both medians, the
+ * ratio sandbench/hyperfine with a 95% bootstrap CI, and the verdict against ≤ 1.15 and ≥ 0.95
+ * (below 0.95 would mean sandbench misses part of the launch: a timing bug, not speed).
+ * Commands: /bin/true, python3 -c pass, git --version, and the exact staged launch argv of a
+ * prepared shell (unshare → mount overlay → bwrap → sh printing the shell-ready markers).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { median } from 'simple-statistics';
+import type { TrialContext } from '../harness/contracts/executor.ts';
+import { ensureTaskImage } from '../harness/image/ensure-image.ts';
+import { runSpec } from '../harness/run/run-spec.ts';
+import { ImageSpecSchema } from '../harness/spec/schema.ts';
+import { stateDir } from '../harness/state-dir.ts';
+import { percentileInterval, unpairedReplicates } from '../harness/stats/bootstrap.ts';
+import { runWiring } from '../cli/wiring.ts';
+import { stagedLaunchArgv } from '../executors/staged.ts';
+import { timingSession } from '../executors/launch/timing-session.ts';
+
+export const FIDELITY_GOAL = { maxRatio: 1.15, minRatio: 0.95 } as const;
+const CPUS = '0,1';
+const SHELL_READY_SCRIPT = `printf '%s\\n' 'REFERENCE_READY'; printf '%s\\n' 'REFERENCE_RESULT {"mode":"ready","correctness":"passed"}'`;
+
+interface Command {
+  label: string;
+  argv: string[];
+}
+
+export interface FidelityRow {
+  label: string;
+  sandbench: { n: number; failed: number; medianMs: number };
+  hyperfine: { n: number; medianMs: number };
+  ratio: number;
+  ci95: { low: number; high: number };
+  verdict: 'within goal' | 'ABOVE 1.15' | 'BELOW 0.95 (timing bug?)';
+}
+
+/** POSIX single quotes: hyperfine -N splits its command string with shell-words rules. */
+const quote = (word: string) => (/^[A-Za-z0-9_./=:,@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+async function commands(scratch: string): Promise<Command[]> {
+  const image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}));
+  // A prepared staged trial: baseline plus empty upper/work/merged; the shell-ready task writes nothing,
+  // so every launch (sandbench's and hyperfine's) mounts the same fresh overlay in its own namespace.
+  const trialDir = join(scratch, 'staged-trial');
+  const baselineWorkspace = join(scratch, 'baseline');
+  for (const dir of [baselineWorkspace, join(trialDir, 'upper'), join(trialDir, 'work'), join(trialDir, 'merged')]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(baselineWorkspace, 'README'), 'fidelity bench workspace\n');
+  const trial = { trialDir, baselineWorkspace, controls: { cpus: null, memoryMiB: null }, budget: null } as unknown as TrialContext;
+  const staged = stagedLaunchArgv(image.rootfsDir, trial, { argv: ['/bin/sh', '-c', SHELL_READY_SCRIPT], env: {}, stdin: 'none' });
+  return [
+    { label: '/bin/true', argv: ['/bin/true'] },
+    { label: 'python3 -c pass', argv: ['python3', '-c', 'pass'] },
+    { label: 'git --version', argv: ['git', '--version'] },
+    { label: 'staged shell launch', argv: staged },
+  ];
+}
+
+/** The run loop prints one progress line per trial on a non-TTY stderr; the bench prints its own table. */
+async function withoutProgressLines<T>(body: () => Promise<T>): Promise<T> {
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    typeof chunk === 'string' && /^\[\d+\/\d+\] /.test(chunk) ? true : (write as (...args: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stderr.write;
+  try {
+    return await body();
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
+async function sandbenchTimes(scratch: string, command: Command, trials: number, warmups: number, seed: number): Promise<{ times: number[]; failed: number }> {
+  const dir = mkdtempSync(join(scratch, 'run-'));
+  const specPath = join(dir, 'spec.yaml');
+  writeFileSync(
+    specPath,
+    `name: bench-fidelity
+experiment: command
+arms: [{ backend: host }]
+warmups: ${warmups}
+trials: ${trials}
+seed: ${seed}
+timeout: 60s
+controls: { cpus: "${CPUS}" }
+task: { argv: ${JSON.stringify(command.argv)} }
+`,
+  );
+  const result = await withoutProgressLines(async () => runSpec({ specPath, overrides: {}, out: join(dir, 'bundle'), requireAll: true, log: () => undefined, wiring: await runWiring() }));
+  const measured = result.records.filter((r) => !r.warmup);
+  const ok = measured.filter((r) => r.outcome === 'ok' && typeof r.completion_ms === 'number');
+  for (const record of ok) {
+    const timing = (record.facts as { timing?: { path?: string } } | undefined)?.timing;
+    if (timing && timing.path !== 'launcher') throw new Error(`fidelity: trial ${record.trial_id} was timed by the ${timing.path} path, not the launcher`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { times: ok.map((r) => r.completion_ms as number), failed: measured.length - ok.length };
+}
+
+async function hyperfineTimes(scratch: string, command: Command, runs: number, warmups: number): Promise<number[]> {
+  const out = join(scratch, `hf-${Date.now()}.json`);
+  await execa('taskset', ['-c', CPUS, 'hyperfine', '-N', '--style', 'none', '--warmup', String(warmups), '--runs', String(runs), '--export-json', out, command.argv.map(quote).join(' ')], {
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' },
+    extendEnv: false,
+  });
+  const parsed = JSON.parse(readFileSync(out, 'utf8')) as { results: { times: number[]; exit_codes: number[] }[] };
+  const result = parsed.results[0]!;
+  if (result.exit_codes.some((code) => code !== 0)) throw new Error(`fidelity: hyperfine saw non-zero exits for ${command.label}`);
+  return result.times.map((seconds) => seconds * 1000);
+}
+
+function row(label: string, sandbench: { times: number[]; failed: number }, hyperfine: number[], seed: number): FidelityRow {
+  const s = median(sandbench.times);
+  const h = median(hyperfine);
+  const replicates = unpairedReplicates(sandbench.times, hyperfine, 5000, seed).ratio.sort();
+  const ci95 = percentileInterval(replicates);
+  const ratio = s / h;
+  const verdict = ratio > FIDELITY_GOAL.maxRatio ? 'ABOVE 1.15' : ratio < FIDELITY_GOAL.minRatio ? 'BELOW 0.95 (timing bug?)' : 'within goal';
+  return { label, sandbench: { n: sandbench.times.length, failed: sandbench.failed, medianMs: s }, hyperfine: { n: hyperfine.length, medianMs: h }, ratio, ci95, verdict };
+}
+
+export async function measureFidelity(rounds = 4, perRound = 15, warmups = 3): Promise<{ rows: FidelityRow[]; load: number[]; floor: string }> {
+  const which = await execa('hyperfine', ['--version'], { reject: false });
+  if (which.failed) throw new Error('fidelity: hyperfine is not installed (apt-get install hyperfine; scripts/setup.sh does)');
+  const scratch = mkdtempSync(join(tmpdir(), 'sandbench-fidelity-'));
+  try {
+    const list = await commands(scratch);
+    const session = await timingSession();
+    const floor = session.path === 'launcher' ? `launcher floor (/bin/true, n=${session.calibration.n}) median ${session.calibration.medianMs.toFixed(3)} ms, MAD ${session.calibration.madMs.toFixed(3)} ms` : `Node path (${session.reason})`;
+    const collected = list.map(() => ({ sandbench: { times: [] as number[], failed: 0 }, hyperfine: [] as number[] }));
+    const load: number[] = [loadavg()[0]!];
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < list.length; k++) {
+        const index = (k + round) % list.length;
+        const command = list[index]!;
+        // Alternate which tool goes first, so neither always inherits the other's warm caches.
+        const order = round % 2 === 0 ? ['sandbench', 'hyperfine'] : ['hyperfine', 'sandbench'];
+        for (const tool of order) {
+          if (tool === 'sandbench') {
+            const got = await sandbenchTimes(scratch, command, perRound, warmups, 100 + round);
+            collected[index]!.sandbench.times.push(...got.times);
+            collected[index]!.sandbench.failed += got.failed;
+          } else collected[index]!.hyperfine.push(...(await hyperfineTimes(scratch, command, perRound, warmups)));
+        }
+      }
+      load.push(loadavg()[0]!);
+    }
+    return { rows: list.map((command, i) => row(command.label, collected[i]!.sandbench, collected[i]!.hyperfine, 7 + i)), load, floor };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export function formatFidelity(result: Awaited<ReturnType<typeof measureFidelity>>): string {
+  const lines = [
+    `fidelity: sandbench (host, command kind, cpus ${CPUS}) vs taskset -c ${CPUS} hyperfine -N, interleaved; ${result.floor}; load average ${result.load.map((l) => l.toFixed(1)).join(' → ')}`,
+    `  ${'command'.padEnd(22)} ${'sandbench P50'.padStart(14)} ${'hyperfine P50'.padStart(14)} ${'ratio'.padStart(6)}  95% CI          verdict (goal ${FIDELITY_GOAL.minRatio}–${FIDELITY_GOAL.maxRatio})`,
+  ];
+  for (const r of result.rows) {
+    lines.push(
+      `  ${r.label.padEnd(22)} ${`${r.sandbench.medianMs.toFixed(3)} ms`.padStart(14)} ${`${r.hyperfine.medianMs.toFixed(3)} ms`.padStart(14)} ${r.ratio.toFixed(3).padStart(6)}  [${r.ci95.low.toFixed(3)}, ${r.ci95.high.toFixed(3)}]  ${r.verdict}  (n=${r.sandbench.n}${r.sandbench.failed ? `, ${r.sandbench.failed} failed` : ''} / ${r.hyperfine.n})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export async function runFidelityBench(): Promise<void> {
+  console.log(formatFidelity(await measureFidelity()));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runFidelityBench();
