@@ -160,6 +160,30 @@ describe.skipIf(unavailable !== null)(`Slurm job array on a 3-node test cluster:
     expect(fleet.hosts.map((h) => h.key).sort()).toEqual(nodes.map((n) => `node:${n}`));
   }, 420_000);
 
+  it('a shard task rerun on another node sets the old bundle aside and runs the shard there from the start', async () => {
+    const results = join(root, 'campaign');
+    const shard = join(results, 'shard-0');
+    const oldPlan = JSON.parse(read(join(shard, 'plan.json'))) as ShardedPlan;
+    const nodes = (await slurm('sinfo', ['-h', '-N', '-o', '%N'])).stdout.split('\n').filter(Boolean);
+    const other = nodes.find((node) => node !== oldPlan.shard.host.node_name)!;
+    // What a requeue that lands elsewhere does: the same script, task 0, on another node.
+    const rerun = await slurm('sbatch', ['--parsable', '--array=0', `--nodelist=${other}`, join(results, 'shards.sbatch')]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const id = rerun.stdout.trim().split(';')[0]!;
+    await waitFor(`rerun ${id}`, 240_000, async () => !(await queued(id)));
+    const done = (await jobs(id))[0]!;
+    expect([done.JobState, done.ExitCode, done.BatchHost], read(join(results, 'logs', `sandbench-slurm-small-${id}_0.out`))).toEqual(['COMPLETED', '0:0', other]);
+    const aside = readdirSync(results).filter((name) => name.startsWith('shard-0.partial-'));
+    expect(aside).toHaveLength(1);
+    expect(read(join(results, aside[0]!, 'plan.json'))).toBe(`${JSON.stringify(oldPlan, null, 2)}\n`);
+    const newPlan = JSON.parse(read(join(shard, 'plan.json'))) as ShardedPlan;
+    expect(newPlan.shard.host.node_name).toBe(other);
+    expect(newPlan.trials).toEqual(oldPlan.trials);
+    const ids = readJournal(join(shard, 'journal.jsonl')).records.map((r) => r.trial_id);
+    expect([...ids].sort()).toEqual(newPlan.trials.map((t) => t.trial_id).sort());
+    expect((await sandbench(['verify', shard])).code).toBe(0);
+  }, 300_000);
+
   it('a task cancelled mid-run is requeued on its node and resumes its bundle: no trial twice, the resubmitted merge verifies', async () => {
     const results = join(root, 'requeue');
     const submitted = await submit(results);
