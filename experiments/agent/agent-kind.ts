@@ -24,6 +24,7 @@ import { baseRecord, trialScratchDir } from '../trial-experiment.ts';
 import { parseAgentArm } from './agent-arms.ts';
 import { agentKindAnalysis } from './agent-analysis.ts';
 import { judgeAgentTrial } from './agent-judge.ts';
+import { summarizeTrace } from './connect-trace.ts';
 import type { AgentName } from './agents.ts';
 import { ensureLayer, type AgentLayer } from './layers.ts';
 
@@ -170,8 +171,13 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
     const prepareStart = process.hrtime.bigint();
     const binding = await executor.stageWorkspace(trial);
     const prepareMs = Number(process.hrtime.bigint() - prepareStart) / 1e6;
+    // Debug pass: a host-side strace follows only a plain child (not container runtimes or guests).
+    const tracePath = join(trialDir, 'connect-trace.txt');
+    const traced = options.debug_trace && planned.arm.backend === 'host';
+    if (options.debug_trace) facts.debug_trace = traced ? 'strace' : `unavailable on ${planned.arm.backend} (a host tracer cannot follow into it; isolation is proven by the endpoint conformance check)`;
+    const tracer = traced ? ['strace', '-f', '-qq', '-e', 'trace=connect,sendto,sendmsg,sendmmsg', '-o', tracePath] : [];
     const task: TaskCommand = {
-      argv: ['/bin/sh', `${SUPPORT_TARGET}/run-agent.sh`, agent.name, options.prompt],
+      argv: [...tracer, '/bin/sh', `${SUPPORT_TARGET}/run-agent.sh`, agent.name, options.prompt],
       env: { SANDBENCH_AGENT_LAYER: LAYER_TARGET, SANDBENCH_RUN_ID: ctx.run.runId },
       stdin: 'none',
       mounts: [
@@ -215,6 +221,13 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
       initDeadlineHit,
       initDeadlineMs: options.init_deadline,
     });
+    if (traced) {
+      const trace = summarizeTrace(existsSync(tracePath) ? readFileSync(tracePath, 'utf8') : '', [`127.0.0.1:${state.service.port}`, state.service.socketPath]);
+      verdict.metrics.non_model_connects = trace.nonModel.length;
+      verdict.metrics.dns_queries = trace.dns;
+      facts.non_model_connects = trace.nonModel.map((attempt) => `${attempt.syscall} ${attempt.destination} = ${attempt.result}`);
+      facts.timing_inflated_by_trace = true;
+    }
     const firstRequest = verdict.metrics.first_request_ms ?? null;
     return {
       ...record,

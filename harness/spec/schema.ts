@@ -136,6 +136,8 @@ export const AgentSpecSchema = z
     slots: z.number().int().positive().default(1),
     base_ms: z.number().nonnegative().default(0),
     per_token_ms: z.number().nonnegative().default(0),
+    /** Debug pass: trace every connection attempt with strace (host arms only; timings inflated, flagged). */
+    debug_trace: z.boolean().default(false),
   })
   .strict();
 
