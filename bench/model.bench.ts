@@ -6,20 +6,26 @@
  *      (ideal start_k = start_{k mod 2} + ⌊k/2⌋ × S), goal |error| ≤ 5 ms (issue 15);
  *   2. service-time error — measured service_ms − (base_ms + per_token_ms × tokens);
  *   3. overhead — base 0, per-token 0: client round trip per protocol over the Unix socket.
+ * 1 and 2 run twice: the service in the bench's own process (how kinds embed it) and as its own
+ * process (`sandbench model serve`), which shows how much co-located client work perturbs it.
  * Every figure prints n, median with its order-statistic 95% CI, P95, max and the load average.
  * Run: `npm run bench -- model` (or `node --import tsx bench/model.bench.ts`).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { medianOrderStatisticCi } from '../harness/stats/median-ci.ts';
 import { quantileSorted } from '../harness/stats/quantile.ts';
 import { parseModelScript, startModelService, type ModelJournalEntry } from '../services/model/index.ts';
 
 export const MODEL_BENCH_GOALS = { queueWaitErrorMs: 5 } as const;
 
-const SCRIPT = parseModelScript({ schema: 'sandbench-model-script/1', id: 'bench', tasks: [{ id: 'bench', turns: [{ shell: 'printf fixture > marker.txt', tokens: 10 }, { text: 'done', tokens: 10 }] }] }, 'bench');
+const SCRIPT_INPUT = { schema: 'sandbench-model-script/1', id: 'bench', tasks: [{ id: 'bench', turns: [{ shell: 'printf fixture > marker.txt', tokens: 10 }, { text: 'done', tokens: 10 }] }] };
+const SCRIPT = parseModelScript(SCRIPT_INPUT, 'bench');
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'sandbench.mjs');
 const BASH_TOOL = { type: 'function', function: { name: 'bash', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } };
 
 function post(socketPath: string, path: string, body: unknown): Promise<void> {
@@ -68,56 +74,111 @@ const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice
 const readJournal = (path: string): ModelJournalEntry[] => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 const ns = (value: string | null) => BigInt(value!);
 
-export interface ModelBenchResult {
-  serviceMs: number;
+export interface QueuePrecision {
+  /** Where the service ran relative to the clients. */
+  placement: 'in-process' | 'separate process';
   /** Per chain depth: waits of one service time (k = 2, 3), two (k = 4, 5), … */
   queueError: Figure[];
   queueAbsError: Figure;
   serviceError: Figure;
+  failures: number;
+}
+
+export interface ModelBenchResult {
+  serviceMs: number;
+  precision: QueuePrecision[];
   overhead: Figure[];
   failures: number;
   loadBefore: string;
   loadAfter: string;
 }
 
+interface QueueOptions {
+  rounds: number;
+  burst: number;
+  serviceMs: number;
+}
+
+/** Bursts of concurrent requests; returns how many failed at the client. */
+async function fireBursts(socketPath: string, options: QueueOptions): Promise<number> {
+  let failures = 0;
+  for (let round = 0; round < options.rounds; round += 1) {
+    await Promise.all(Array.from({ length: options.burst }, (_, index) => post(socketPath, '/v1/chat/completions', chatBody(`r${round}-${index}`, true)).catch(() => void (failures += 1))));
+  }
+  return failures;
+}
+
+/** Each queued request's wait against the wait the configured service time predicts (ideal start_k = start_{k mod 2} + ⌊k/2⌋ × S). */
+function queuePrecision(placement: QueuePrecision['placement'], entries: ModelJournalEntry[], options: QueueOptions, clientFailures: number): QueuePrecision {
+  const failures = clientFailures + entries.filter((entry) => entry.status !== 'ok').length;
+  const ok = entries.filter((entry) => entry.status === 'ok');
+  const errors: number[] = [];
+  const byDepth = new Map<number, number[]>();
+  const serviceErrors: number[] = [];
+  for (let round = 0; round < options.rounds; round += 1) {
+    const group = ok.slice(round * options.burst, (round + 1) * options.burst).sort((a, b) => Number(ns(a.t_enqueued_ns) - ns(b.t_enqueued_ns)));
+    if (group.length !== options.burst) continue; // a failed request breaks its burst's chain: counted in failures, not measured
+    const starts = group.map((entry) => ns(entry.t_service_start_ns));
+    for (const entry of group) serviceErrors.push(entry.service_ms! - options.serviceMs);
+    for (let k = 2; k < options.burst; k += 1) {
+      const idealStart = starts[k % 2] + BigInt(Math.floor(k / 2)) * BigInt(Math.round(options.serviceMs * 1e6));
+      const error = group[k].queue_wait_ms! - Number(idealStart - ns(group[k].t_enqueued_ns)) / 1e6;
+      errors.push(error);
+      const depth = Math.floor(k / 2);
+      byDepth.set(depth, [...(byDepth.get(depth) ?? []), error]);
+    }
+  }
+  return {
+    placement,
+    queueError: [...byDepth.entries()].map(([depth, values]) => figure(`queue wait − predicted, ${depth} service${depth > 1 ? 's' : ''} behind`, values)),
+    queueAbsError: figure('|queue wait − predicted|', errors.map(Math.abs)),
+    serviceError: figure('service time − configured (signed)', serviceErrors),
+    failures,
+  };
+}
+
+/** The service as its own process (`sandbench model serve`), so the clients' work cannot delay its timers. */
+async function separateProcess(dir: string, baseMs: number, perTokenMs: number, options: QueueOptions): Promise<QueuePrecision> {
+  const scriptPath = join(dir, 'bench-script.json');
+  writeFileSync(scriptPath, JSON.stringify(SCRIPT_INPUT));
+  const socket = join(dir, 'proc', 'model.sock');
+  mkdirSync(dirname(socket), { recursive: true });
+  const child = execa('node', [BIN, 'model', 'serve', '--script', scriptPath, '--socket', socket, '--slots', '2', '--base-ms', String(baseMs), '--per-token-ms', String(perTokenMs)], { reject: false });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('MODEL_SERVICE_READY')) resolve();
+      });
+      void child.then((result) => reject(new Error(`model serve exited before READY: ${result.stderr}`)));
+    });
+    const clientFailures = await fireBursts(socket, options);
+    child.kill('SIGTERM');
+    await child;
+    return queuePrecision('separate process', readJournal(join(dir, 'proc', 'model-journal.jsonl')), options, clientFailures);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 export async function measureModelBench(options: { rounds?: number; burst?: number; baseMs?: number; perTokenMs?: number; overheadN?: number } = {}): Promise<ModelBenchResult> {
-  const rounds = options.rounds ?? 30;
-  const burst = options.burst ?? 6;
   const baseMs = options.baseMs ?? 40;
   const perTokenMs = options.perTokenMs ?? 1;
   const overheadN = options.overheadN ?? 200;
-  const serviceMs = baseMs + perTokenMs * 10;
+  const queue: QueueOptions = { rounds: options.rounds ?? 30, burst: options.burst ?? 6, serviceMs: baseMs + perTokenMs * 10 };
   const dir = mkdtempSync(join(tmpdir(), 'sandbench-model-bench-'));
   const loadBefore = loadAverage();
-  let failures = 0;
   try {
     const queued = await startModelService({ script: SCRIPT, socketDir: join(dir, 'queue'), slots: 2, baseMs, perTokenMs });
+    let clientFailures = 0;
     try {
-      for (let round = 0; round < rounds; round += 1) {
-        const replies = Array.from({ length: burst }, (_, index) => post(queued.socketPath, '/v1/chat/completions', chatBody(`r${round}-${index}`, true)).catch(() => void (failures += 1)));
-        await Promise.all(replies);
-      }
+      clientFailures = await fireBursts(queued.socketPath, queue);
     } finally {
       await queued.close();
     }
-    const entries = readJournal(queued.journalPath);
-    failures += entries.filter((entry) => entry.status !== 'ok').length;
-    const errors: number[] = [];
-    const byDepth = new Map<number, number[]>();
-    const serviceErrors: number[] = [];
-    for (let round = 0; round < rounds; round += 1) {
-      const group = entries.filter((entry) => entry.status === 'ok').slice(round * burst, (round + 1) * burst).sort((a, b) => Number(ns(a.t_enqueued_ns) - ns(b.t_enqueued_ns)));
-      if (group.length !== burst) continue; // a failed request breaks the burst's chain: counted in failures, not measured
-      const starts = group.map((entry) => ns(entry.t_service_start_ns));
-      for (const entry of group) serviceErrors.push(entry.service_ms! - serviceMs);
-      for (let k = 2; k < burst; k += 1) {
-        const idealStart = starts[k % 2] + BigInt(Math.floor(k / 2)) * BigInt(Math.round(serviceMs * 1e6));
-        const predictedWait = Number(idealStart - ns(group[k].t_enqueued_ns)) / 1e6;
-        errors.push(group[k].queue_wait_ms! - predictedWait);
-        const depth = Math.floor(k / 2);
-        byDepth.set(depth, [...(byDepth.get(depth) ?? []), group[k].queue_wait_ms! - predictedWait]);
-      }
-    }
+    const precision = [queuePrecision('in-process', readJournal(queued.journalPath), queue, clientFailures), await separateProcess(dir, baseMs, perTokenMs, queue)];
+    let failures = precision.reduce((sum, p) => sum + p.failures, 0);
     const free = await startModelService({ script: SCRIPT, socketDir: join(dir, 'free'), slots: 4 });
     const overhead: Figure[] = [];
     try {
@@ -133,30 +194,20 @@ export async function measureModelBench(options: { rounds?: number; burst?: numb
     } finally {
       await free.close();
     }
-    return {
-      serviceMs,
-      queueError: [...byDepth.entries()].map(([depth, values]) => figure(`queue wait − predicted, ${depth} service${depth > 1 ? 's' : ''} behind`, values)),
-      queueAbsError: figure('|queue wait − predicted|', errors.map(Math.abs)),
-      serviceError: figure('service time − configured (signed)', serviceErrors),
-      overhead,
-      failures,
-      loadBefore,
-      loadAfter: loadAverage(),
-    };
+    return { serviceMs: queue.serviceMs, precision, overhead, failures, loadBefore, loadAfter: loadAverage() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 export function formatModelBench(r: ModelBenchResult): string {
-  const verdict = r.queueAbsError.p95 <= MODEL_BENCH_GOALS.queueWaitErrorMs ? `P95 within goal ≤ ${MODEL_BENCH_GOALS.queueWaitErrorMs} ms` : `P95 ABOVE goal ≤ ${MODEL_BENCH_GOALS.queueWaitErrorMs} ms`;
-  return [
-    `model service bench: slots 2, bursts of 6, configured service ${r.serviceMs} ms (base + 10 tokens), failed requests ${r.failures}; load average before ${r.loadBefore}, after ${r.loadAfter}`,
-    ...r.queueError.map(formatFigure),
-    `${formatFigure(r.queueAbsError)}  (${verdict})`,
-    formatFigure(r.serviceError),
-    ...r.overhead.map(formatFigure),
-  ].join('\n');
+  const lines = [`model service bench: slots 2, bursts of 6 ×30, configured service ${r.serviceMs} ms (base + 10 tokens), failed requests ${r.failures}; load average before ${r.loadBefore}, after ${r.loadAfter}`];
+  for (const p of r.precision) {
+    const verdict = p.queueAbsError.p95 <= MODEL_BENCH_GOALS.queueWaitErrorMs ? `P95 within goal ≤ ${MODEL_BENCH_GOALS.queueWaitErrorMs} ms` : `P95 ABOVE goal ≤ ${MODEL_BENCH_GOALS.queueWaitErrorMs} ms`;
+    lines.push(` service ${p.placement} (clients in the bench process):`, ...p.queueError.map(formatFigure), `${formatFigure(p.queueAbsError)}  (${verdict})`, formatFigure(p.serviceError));
+  }
+  lines.push(' per-request cost, service in-process:', ...r.overhead.map(formatFigure));
+  return lines.join('\n');
 }
 
 /** `npm run bench -- model`: measure and print. */

@@ -17,6 +17,11 @@
  *   service.stats()       // slots, uptimeMs, requests, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active, queued
  *   await service.close() // stops both listeners, ends open streams, fsyncs and closes the journal, removes the socket
  *
+ * Same config and interface in a child process: startModelServiceProcess (process.ts), for kinds
+ * whose event loop is busy — co-located work delays the service's timers (bench: median
+ * service-time overshoot 7.6 ms in-process vs 1.2 ms in its own process at load ~35 on 2 cores).
+ * Its stats() come from the journal (active/queued null); it exits if its parent dies.
+ *
  * Reaching it: a client's base URL is http://127.0.0.1:PORT (host, or the in-sandbox forwarder
  * services/model/forwarder.py from 127.0.0.1:PORT to the bind-mounted socket). A task other than
  * the script's default is named by a path prefix, and so is the attempt (trial/rollout) that sends
@@ -46,7 +51,8 @@ import { createHandler, type ServiceStats } from './server.ts';
 export { loadModelScript, parseModelScript, ModelScriptError, MODEL_SCRIPT_SCHEMA, MINI_SUBMIT_MARKER, type ModelScript, type ModelScriptInput } from './script.ts';
 export { MODEL_JOURNAL_SCHEMA, ModelJournalEntrySchema, readModelJournal, TIMING_FIELDS, type ModelJournalEntry, type ModelJournalContents } from './journal.ts';
 export type { ServiceStats } from './server.ts';
-export { scriptedTurnsProblem, summarizeAttempts, type AttemptTraffic } from './journal-summary.ts';
+export { startModelServiceProcess } from './process.ts';
+export { scriptedTurnsProblem, statsFromJournal, summarizeAttempts, type AttemptTraffic } from './journal-summary.ts';
 
 export const MODEL_SOCKET_NAME = 'model.sock';
 /** The journal's file name in a bundle; the bundle layout lists it too (harness/bundle/layout.ts BUNDLE_FILES.modelJournal). */

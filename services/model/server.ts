@@ -32,8 +32,9 @@ export interface ServiceStats {
   busySlotMs: number;
   queueWaitMsTotal: number;
   maxQueued: number;
-  active: number;
-  queued: number;
+  /** In service / waiting now; null when not observable (a service in another process: stats come from its journal). */
+  active: number | null;
+  queued: number | null;
 }
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');

@@ -1,0 +1,74 @@
+/**
+ * The model service in a child process, behind the same ModelService interface: for kinds whose
+ * own event loop is busy (many concurrent sandboxes), so model service time stays the controlled
+ * variable. stats() is derived from the journal (active/queued are then null).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MODEL_JOURNAL_FILE, MODEL_SOCKET_NAME, ModelServiceConfigError, type ModelService, type ModelServiceConfig } from './index.ts';
+import { readModelJournal } from './journal.ts';
+import { statsFromJournal } from './journal-summary.ts';
+import { loadModelScript } from './script.ts';
+
+const ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'serve-process.ts');
+
+export async function startModelServiceProcess(config: Omit<ModelServiceConfig, 'log'> & { log?: (line: string) => void }): Promise<ModelService> {
+  // validate here, so a bad script is the same clear error as in-process, before anything is spawned
+  const script = typeof config.script === 'string' ? loadModelScript(config.script) : config.script;
+  if (!config.socketPath && !config.socketDir) throw new ModelServiceConfigError('model service: give socketDir (the run directory) or socketPath');
+  const socketPath = config.socketPath ?? join(config.socketDir!, MODEL_SOCKET_NAME);
+  const journalPath = config.journalPath ?? join(dirname(socketPath), MODEL_JOURNAL_FILE);
+  const scratch = mkdtempSync(join(tmpdir(), 'sandbench-model-script-'));
+  const scriptPath = join(scratch, 'script.json');
+  writeFileSync(scriptPath, JSON.stringify(script));
+  const slots = config.slots ?? 4;
+  const args = { script: scriptPath, socketPath, port: config.port, slots, baseMs: config.baseMs ?? 0, perTokenMs: config.perTokenMs ?? 0, journalPath };
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const startedNs = process.hrtime.bigint();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const line of chunk.toString().split('\n')) if (line.trim() !== '' && !line.startsWith('MODEL_SERVICE_ERROR')) config.log?.(line);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let ready: { socket: string; port: number | null };
+  try {
+    ready = await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /^MODEL_SERVICE_READY (.*)$/m.exec(out);
+        if (match) resolve(JSON.parse(match[1]));
+      });
+      void exited.then((code) => {
+        const reason = /MODEL_SERVICE_ERROR (.*)/.exec(stderr)?.[1] ?? `exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
+        reject(new ModelServiceConfigError(reason));
+      });
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    socketPath: ready.socket,
+    port: ready.port,
+    journalPath,
+    script,
+    stats: () => statsFromJournal(readModelJournal(journalPath).entries, slots, Number(process.hrtime.bigint() - startedNs) / 1e6),
+    close: () => {
+      closed ??= (async () => {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+        rmSync(scratch, { recursive: true, force: true });
+      })();
+      return closed;
+    },
+  };
+}
