@@ -3,14 +3,14 @@
  * testing agent CLIs offline). Runs until SIGINT/SIGTERM, then closes the journal and prints stats.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../harness/errors.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { loadModelScript, ModelScriptError, ModelServiceConfigError, startModelService, MODEL_SOCKET_NAME } from '../../services/model/index.ts';
 import { nonNegativeInt, positiveInt } from '../parse-options.ts';
 
-const SHIPPED_SCRIPTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'model-scripts');
+const SHIPPED_SCRIPTS = join(PROJECT_ROOT, 'data', 'model-scripts');
 
 interface ServeOptions {
   script: string;

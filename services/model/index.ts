@@ -43,6 +43,7 @@ import { existsSync, chmodSync, mkdirSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { SlotQueue } from './capacity.ts';
 import { ModelJournal } from './journal.ts';
 import { loadModelScript, type ModelScript } from './script.ts';
@@ -60,8 +61,8 @@ export const MODEL_JOURNAL_FILE = 'model-journal.jsonl';
 /** Where sandboxes see the bind-mounted socket, and the forwarder's default port. */
 export const SANDBOX_SOCKET_PATH = '/run/sandbench/model.sock';
 export const SANDBOX_MODEL_PORT = 18080;
-/** Absolute path of the in-sandbox TCP→Unix forwarder (stdlib python3; prints FORWARDER_READY). */
-export const FORWARDER_SCRIPT = join(dirname(new URL(import.meta.url).pathname), 'forwarder.py');
+/** Absolute path of the in-sandbox TCP→Unix forwarder (stdlib python3; prints FORWARDER_READY); from PROJECT_ROOT, so the bundled dist/ CLI finds it too. */
+export const FORWARDER_SCRIPT = join(PROJECT_ROOT, 'services', 'model', 'forwarder.py');
 
 export interface ModelServiceConfig {
   script: ModelScript | string;

@@ -7,13 +7,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { MODEL_JOURNAL_FILE, MODEL_SOCKET_NAME, ModelServiceConfigError, type ModelService, type ModelServiceConfig } from './index.ts';
 import { readModelJournal } from './journal.ts';
 import { statsFromJournal } from './journal-summary.ts';
 import { loadModelScript } from './script.ts';
 
-const ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'serve-process.ts');
+// from PROJECT_ROOT, not import.meta.url: in the bundled dist/ CLI this module lives in dist/
+const ENTRY = join(PROJECT_ROOT, 'services', 'model', 'serve-process.ts');
 
 export async function startModelServiceProcess(config: Omit<ModelServiceConfig, 'log'> & { log?: (line: string) => void }): Promise<ModelService> {
   // validate here, so a bad script is the same clear error as in-process, before anything is spawned
