@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readModelJournal, startModelService, type ModelJournalEntry } from '../../../services/model/index.ts';
+import { readModelJournal, startModelService, statsFromJournal, type ModelJournalEntry } from '../../../services/model/index.ts';
 import { miniRequest, piRequest } from './cli-requests.ts';
 import { send } from './client.ts';
 
@@ -44,6 +44,11 @@ describe('capacity', () => {
       const stats = service.stats();
       expect(stats).toMatchObject({ generations: 3, maxQueued: 1, active: 0, queued: 0 });
       expect(stats.busySlotMs).toBeGreaterThanOrEqual(900);
+      // the journal alone gives the same figures (what a service in another process reports)
+      const derived = statsFromJournal(entries, 2, stats.uptimeMs);
+      expect(derived).toMatchObject({ requests: 3, generations: 3, maxQueued: 1, byStatus: { ok: 3 } });
+      expect(derived.busySlotMs).toBeCloseTo(stats.busySlotMs, 6);
+      expect(derived.queueWaitMsTotal).toBeCloseTo(stats.queueWaitMsTotal, 6);
     } finally {
       await service.close();
     }
