@@ -2,7 +2,8 @@
  * Fresh host fixtures for one isolation trial: canary files outside the workspace (hashed before
  * and after), a host Unix-socket listener that counts connections, and the baseline workspace with
  * the probe script, its config and a symlink pointing out at the canaries. Everything lives under
- * the run's scratch dir (`sandbench-<runId>`), so `sandbench clean` finds it after a kill -9.
+ * the trial's placement root (a `sandbench-<runId>` dir: isolation-placement.ts), so `sandbench
+ * clean` finds it after a kill -9.
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -89,7 +90,7 @@ export async function createFixture(baselineDir: string): Promise<IsolationFixtu
   const { workspaceData, writePayload } = writeBaseline(baselineDir, nonce);
 
   const socketPath = join(hostDir, SOCKET_NAME);
-  if (Buffer.byteLength(socketPath) > 100) throw new Error(`isolation: host socket path ${socketPath} exceeds the 108-byte sun_path limit; use a shorter $SANDBENCH_HOME`);
+  if (Buffer.byteLength(socketPath) > 100) throw new Error(`isolation: host socket path ${socketPath} exceeds the 108-byte sun_path limit; use a shorter $SANDBENCH_FIXTURES (or $SANDBENCH_HOME for inside-home placements)`);
   let connections = 0;
   const server: Server = createServer((socket) => {
     connections += 1;

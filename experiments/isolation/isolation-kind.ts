@@ -7,18 +7,21 @@
  * probes' return codes. A backend that lets a negative through is a finding, not a failed trial:
  * the trial is `ok` when the probes ran and the positives worked; the counts carry the result.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TaskCommand } from '../../harness/contracts/executor.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
-import type { Experiment } from '../../harness/contracts/experiment-kind.ts';
-import { createTrialExperiment, READY_MARKER, type KindCheck, type TaskKind, type TrialObservation } from '../trial-experiment.ts';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
+import type { PlannedTrial } from '../../harness/plan/plan.ts';
+import { baseRecord, createTrialExperiment, READY_MARKER, type KindCheck, type TaskKind, type TrialObservation } from '../trial-experiment.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
-import { isolationKindAnalysis } from './isolation-analysis.ts';
 import {
   ALIAS_TARGET, createFixture, hostEntries, PROBE_SCRIPT, READ_CANARIES, WORKSPACE_DATA, WORKSPACE_WRITTEN, WRITE_CANARIES, writeBaseline, type IsolationFixture,
 } from './isolation-fixture.ts';
+import { buildIsolationPlan } from './isolation-plan.ts';
+import { isolationKindAnalysis } from './isolation-analysis.ts';
+import { DEFAULT_PLACEMENT, PLACEMENTS, placementRoot, type Placement, type PlacementFacts } from './isolation-placement.ts';
 
 const PROBE_PREFIX = 'ISOLATION_PROBE ';
 export const PROBES = ['workspace_read', 'workspace_write', 'socketpair', ...Object.keys(READ_CANARIES), ...Object.keys(WRITE_CANARIES), 'alias_write', 'host_socket'];
@@ -106,9 +109,16 @@ export async function judge(observation: TrialObservation, fixture: IsolationFix
   };
 }
 
+function placementFor(planned: PlannedTrial, ctx: ExperimentContext): PlacementFacts {
+  const requested = String(planned.params?.placement ?? DEFAULT_PLACEMENT);
+  if (!(PLACEMENTS as readonly string[]).includes(requested)) throw new Error(`isolation: trial ${planned.trial_id} has unknown placement "${requested}"`);
+  return placementRoot(requested as Placement, ctx.run.stateDir, ctx.run.runId);
+}
+
 export const isolationKind: TaskKind = {
   kind: 'isolation',
   analysis: isolationKindAnalysis,
+  scratchRootFor: (planned, ctx) => placementFor(planned, ctx).root,
   async prepareBaseline(_spec, dir) {
     writeBaseline(dir, 'prepare');
   },
@@ -124,20 +134,40 @@ export const isolationKind: TaskKind = {
 
 const generic = createTrialExperiment(isolationKind);
 
-/** The generic trial, with fresh fixtures (canaries, listener, baseline) around every trial. */
+/** Placement roots other than the run's scratch dir, removed with the run (named sandbench-<run>, so `clean` finds them too). */
+const extraRoots = new Set<string>();
+
+/** The generic trial, with fresh fixtures (canaries, listener, baseline) at the trial's placement. */
 export const isolationExperiment: Experiment = {
   ...generic,
+  plan: buildIsolationPlan,
   async runTrial(planned, ctx) {
-    // Same path createTrialExperiment's prepare() uses for the run's baseline.
-    const baselineDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'baseline');
-    const fixture = await createFixture(baselineDir);
+    let placement: PlacementFacts;
+    try {
+      placement = placementFor(planned, ctx);
+    } catch (error) {
+      return { ...baseRecord(ctx, planned), outcome: 'failed', failure_category: 'setup_failed', notes: [(error as Error).message] };
+    }
+    if (placement.root !== runScratchDir(ctx.run.stateDir, ctx.run.runId) && !extraRoots.has(placement.root)) {
+      extraRoots.add(placement.root);
+      const root = placement.root;
+      ctx.run.cleanup.register('tempdir', root, () => rmSync(root, { recursive: true, force: true }));
+    }
+    // The same baseline path the generic trial stages from (isolationKind.scratchRootFor).
+    const fixture = await createFixture(join(placement.root, 'baseline'));
     const handle = ctx.run.cleanup.register('server', `isolation listener ${fixture.hostDir}`, () => fixture.close());
     fixtures.set(planned.trial_id, fixture);
     try {
-      return await generic.runTrial(planned, ctx);
+      const record = await generic.runTrial(planned, ctx);
+      return { ...record, facts: { ...record.facts, fixture_placement: placement } };
     } finally {
       fixtures.delete(planned.trial_id);
       await ctx.run.cleanup.release(handle);
     }
+  },
+  async teardown(ctx) {
+    await generic.teardown(ctx);
+    for (const root of extraRoots) rmSync(root, { recursive: true, force: true });
+    extraRoots.clear();
   },
 };
