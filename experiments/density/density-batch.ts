@@ -11,6 +11,8 @@ import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, Tria
 import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
 import { CgroupBudget, type BudgetFacts } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
+import { releaseBarrier, type BarrierRelease } from '../../executors/launch/barrier.ts';
+import { harnessHelperPids } from '../../executors/launch/timing-session.ts';
 import { classifyWorker, DENSITY_READY, type WorkerOutcome } from './worker-outcome.ts';
 import { WORKER_SCRIPT } from './density-workspace.ts';
 
@@ -50,6 +52,8 @@ export interface DensityBatchResult {
   peak: PeakReport | null;
   oomKills: number;
   releaseSkewMs: number | null;
+  /** Which path wrote GO (the launcher's one C loop, or Node's event loop) and each write's offset from the first, ms. */
+  release: { path: BarrierRelease['path']; writeOffsetsMs: number[]; failedWrites: number } | null;
   barrierMs: number | null;
   wallMs: number | null;
   prepareMs: number;
@@ -104,7 +108,7 @@ function readyOrGone(worker: Worker, deadline: Promise<void>): Promise<void> {
 function emptyResult(token: string, prepareMs: number, setupError: string): DensityBatchResult {
   return {
     token, workers: [], setupError, budget: null, membership: null, escaped: false, barrierMemoryBytes: null,
-    peak: null, oomKills: 0, releaseSkewMs: null, barrierMs: null, wallMs: null, prepareMs, loadAverage1m: null,
+    peak: null, oomKills: 0, releaseSkewMs: null, release: null, barrierMs: null, wallMs: null, prepareMs, loadAverage1m: null,
   };
 }
 
@@ -189,7 +193,7 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
 
   if (options.beforeMembership) await options.beforeMembership({ token, budget });
   const rootPids = workers.flatMap((w) => w.running?.rootPids() ?? []);
-  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: token });
+  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: token, harnessPids: [process.pid, ...harnessHelperPids()] });
   const adopted = options.adoptRuntimeHelpers ? adoptHelpers(budget, expected) : [];
   const membership = { ...checkMembership(budget, expected, byDesign), adopted };
   const escaped = membership.outside.length > 0;
@@ -198,7 +202,8 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
   // the middle of the GO loop (which would show up as skew) less likely on a loaded machine.
   await new Promise((resolve) => setTimeout(resolve, 1));
   const loadAverage1m = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
-  const releaseSkewMs = escaped ? null : release(workers);
+  const released = escaped ? null : await release(workers);
+  const releaseSkewMs = released?.skewMs ?? null;
   for (const worker of workers) {
     if (worker.released || !worker.running || worker.exit !== null) continue;
     worker.killedByHarness = true;
@@ -225,18 +230,24 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
   const wallMs = msBetween(tLaunch, process.hrtime.bigint());
   return {
     token, workers: outcomes, setupError: null, budget: budget.facts(), membership, escaped, barrierMemoryBytes, peak, oomKills,
-    releaseSkewMs, barrierMs: msBetween(tLaunch, tBarrier), wallMs, prepareMs, loadAverage1m,
+    releaseSkewMs, release: released?.summary ?? null, barrierMs: msBetween(tLaunch, tBarrier), wallMs, prepareMs, loadAverage1m,
   };
 }
 
-/** Writes GO to every ready worker back to back; the skew is first write → last write on the host clock. */
-function release(workers: Worker[]): number | null {
+/**
+ * Writes GO to every ready worker back to back — through the launcher, one tight C loop stamping each
+ * write — and the skew is max − min of those write stamps on the host monotonic clock.
+ */
+async function release(workers: Worker[]): Promise<{ skewMs: number | null; summary: DensityBatchResult['release'] } | null> {
   const ready = workers.filter((w) => w.readyAtNs !== null && w.running && w.exit === null).map((w) => ({ worker: w, running: w.running! }));
   if (ready.length === 0) return null;
-  const first = process.hrtime.bigint();
-  for (const { running } of ready) running.writeStdin('GO\n');
-  const last = process.hrtime.bigint();
-  for (const { worker } of ready) worker.released = true;
+  const result = await releaseBarrier(ready.map((r) => r.running), 'GO\n');
+  ready.forEach(({ worker }, i) => (worker.released = result.writes[i]?.ok ?? false));
+  // Closing is outside the timed loop; VM consoles turn it into ^D for the guest tty.
   for (const { running } of ready) running.closeStdin();
-  return msBetween(first, last);
+  const first = result.writes.reduce((min, w) => (w.tNs < min ? w.tNs : min), result.writes[0]!.tNs);
+  return {
+    skewMs: result.skewMs,
+    summary: { path: result.path, writeOffsetsMs: result.writes.map((w) => msBetween(first, w.tNs)), failedWrites: result.writes.filter((w) => !w.ok).length },
+  };
 }
