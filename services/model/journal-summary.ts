@@ -77,32 +77,22 @@ export function scriptedTurnsProblem(traffic: AttemptTraffic, task: ScriptTask):
 
 /**
  * Service-wide stats from a journal (what stats() reports, derived after the fact: for a service in
- * another process, or a stored bundle). maxQueued from the [enqueued, service start) intervals.
+ * another process, or a stored bundle). maxQueued is the largest queue_depth an entry recorded.
  */
 export function statsFromJournal(entries: readonly ModelJournalEntry[], slots: number, uptimeMs: number): ServiceStats {
   const byStatus: Record<string, number> = {};
   let generations = 0;
   let busySlotMs = 0;
   let queueWaitMsTotal = 0;
-  const edges: Array<[bigint, number]> = [];
+  let maxQueued = 0;
   for (const entry of entries) {
     byStatus[entry.status] = (byStatus[entry.status] ?? 0) + 1;
+    maxQueued = Math.max(maxQueued, entry.queue_depth ?? 0);
     if (!GENERATION.has(entry.endpoint)) continue;
     if (entry.status === 'ok') generations += 1;
     if (entry.t_service_start_ns === null) continue;
     busySlotMs += entry.service_ms ?? 0;
     queueWaitMsTotal += entry.queue_wait_ms ?? 0;
-    const enqueued = BigInt(entry.t_enqueued_ns);
-    const started = BigInt(entry.t_service_start_ns);
-    if (started > enqueued) edges.push([enqueued, 1], [started, -1]);
-  }
-  // a start at the same instant as another's enqueue leaves the queue first
-  edges.sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1));
-  let depth = 0;
-  let maxQueued = 0;
-  for (const [, step] of edges) {
-    depth += step;
-    maxQueued = Math.max(maxQueued, depth);
   }
   return { slots, uptimeMs, requests: entries.length, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active: null, queued: null };
 }

@@ -43,6 +43,8 @@ export const ModelJournalEntrySchema = z
     tool_name: z.string().nullable(),
     tool_results: z.number().int().nullable(),
     tokens: z.number().int().nullable(),
+    /** Requests waiting for a slot right after this one joined the queue (itself included; 0 = served at once); null if it never queued. */
+    queue_depth: z.number().int().min(0).nullable(),
     http_status: z.number().int(),
     status: z.enum(['ok', 'client_closed', 'bad_request', 'no_task_matched', 'tool_mismatch', 'script_exhausted', 'not_found', 'service_closed', 'injected_error']),
     error: z.string().nullable(),

@@ -172,6 +172,7 @@ export function createHandler(deps: HandlerDeps) {
       tool_name: null,
       tool_results: null,
       tokens: null,
+      queue_depth: null,
       http_status: 0,
       status: 'ok',
       error: null,
@@ -286,6 +287,7 @@ export function createHandler(deps: HandlerDeps) {
     entry.t_enqueued_ns = tEnqueued.toString();
     if (clientClosed) return finish('client_closed', 0); // gone before it could queue: it costs no slot
     const ticket = deps.queue.acquire();
+    entry.queue_depth = deps.queue.queued;
     stats.maxQueued = Math.max(stats.maxQueued, deps.queue.queued);
     const onClose = () => ticket.cancel();
     res.once('close', onClose);
@@ -328,12 +330,9 @@ export function createHandler(deps: HandlerDeps) {
       }
       // the reply occupies its slot for its full service time even if its last frame was early
       await sleepUntil(dueNs(decision.tokens - 1), stop.signal);
-      // 'close' as well as the end callback: a socket destroyed mid-end never calls the callback, and the slot must come back
-      await new Promise<void>((resolve) => {
-        if (res.destroyed) return resolve();
-        res.once('close', () => resolve());
-        res.end(() => resolve());
-      });
+      // the slot is free once the last byte is handed to the socket: a client slow to read its
+      // buffer must not stretch the controlled service time (nor hold the slot if it died mid-end)
+      if (!res.destroyed) res.end();
     } finally {
       const tEnd = process.hrtime.bigint();
       deps.queue.release();

@@ -40,6 +40,7 @@ describe('capacity', () => {
       expect(third.queue_wait_ms!).toBeGreaterThan(150);
       expect(third.queue_wait_ms!).toBeLessThan(1500);
       expect(BigInt(third.t_service_start_ns!)).toBeGreaterThanOrEqual(BigInt(first.t_service_end_ns!));
+      expect(entries.map((entry) => entry.queue_depth)).toEqual([0, 0, 1]);
       for (const entry of entries) expect(entry.service_ms!).toBeGreaterThanOrEqual(300);
       const stats = service.stats();
       expect(stats).toMatchObject({ generations: 3, maxQueued: 1, active: 0, queued: 0 });

@@ -25,7 +25,7 @@ it('serves, journals and reports stats from its journal; close removes the socke
     expect(parseSse(reply.body).at(-1)!.event).toBe('response.completed');
     expect((await fetch(`http://127.0.0.1:${service.port}/v1/models`)).status).toBe(200);
     const stats = service.stats();
-    expect(stats).toMatchObject({ slots: 2, requests: 2, generations: 1, byStatus: { ok: 2 }, active: null, queued: null });
+    expect(stats).toMatchObject({ slots: 2, requests: 2, generations: 1, byStatus: { ok: 2 }, maxQueued: 0, active: null, queued: null });
     expect(stats.busySlotMs).toBeGreaterThanOrEqual(20);
   } finally {
     await service.close();
