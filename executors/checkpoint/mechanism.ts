@@ -42,6 +42,8 @@ export interface Sandbox {
   pids(): Promise<number[]>;
   /** Facts for the trial record (container name, VM name, stage path). */
   facts: Record<string, unknown>;
+  /** hrtime when this child's own restore began, when the mechanism queued it behind siblings (pVisor). */
+  startedNs?: bigint;
 }
 
 export interface CheckpointImage {

@@ -10,7 +10,7 @@ import { treeMemory } from '../../executors/checkpoint/pss.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import type { CheckpointObservation, ChildObservation, ParentObservation, ProcessView } from './checkpoint-observation.ts';
-import { divergence, rolloutPlan, sha16 } from './state-program.ts';
+import { BASELINE_FILES, divergence, rolloutPlan, sha16, type RolloutPlan } from './state-program.ts';
 
 const now = () => process.hrtime.bigint();
 const msSince = (start: bigint) => Number(now() - start) / 1e6;
@@ -31,9 +31,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))) ]).finally(() => clearTimeout(timer));
 }
 
-async function view(channel: StateChannel, timeoutMs: number): Promise<ProcessView> {
+async function view(channel: StateChannel, paths: readonly string[], timeoutMs: number): Promise<ProcessView> {
   const state = await channel.request({ op: 'get' }, timeoutMs);
-  const files = await channel.request({ op: 'files' }, timeoutMs);
+  const files = await channel.request({ op: 'files', paths }, timeoutMs);
   return { counter: Number(state.counter), token: String(state.token), structure: String(state.structure), tree: String(files.tree), files: Number(files.files) };
 }
 
@@ -41,6 +41,11 @@ const sha = async (channel: StateChannel, path: string, timeoutMs: number) => {
   const answer = await channel.request({ op: 'sha', path }, timeoutMs);
   return answer.sha === null ? null : String(answer.sha);
 };
+
+/** Paths every view reads by name (baseline, edits, delete, large file): listings may hide lower layers. */
+export function namedPaths(plan: RolloutPlan): string[] {
+  return [...new Set([...Object.keys(BASELINE_FILES), ...plan.edits.map((edit) => edit.path), ...plan.deletes, plan.bigFile.path])].sort();
+}
 
 /** The parent's mid-rollout: counter increments, small edits, a delete, the large file. */
 async function rollout(channel: StateChannel, seed: number, fileMiB: number, timeoutMs: number): Promise<ParentObservation> {
@@ -52,7 +57,7 @@ async function rollout(channel: StateChannel, seed: number, fileMiB: number, tim
   const shas: Record<string, string | null> = {};
   for (const path of [...plan.edits.map((edit) => edit.path), plan.bigFile.path]) shas[path] = await sha(channel, path, timeoutMs);
   const deleted = await channel.request({ op: 'exists', paths: plan.deletes }, timeoutMs);
-  return { view: await view(channel, timeoutMs), shas, deletedPresent: String(deleted.exists) };
+  return { view: await view(channel, namedPaths(plan), timeoutMs), shas, deletedPresent: String(deleted.exists) };
 }
 
 interface LiveChild {
@@ -69,7 +74,9 @@ async function restoreChild(input: TrialInput, image: CheckpointImage, index: nu
     observation.restoreCmdMs = msSince(start);
     observation.facts = sandbox.facts;
     await withTimeout(sandbox.channel.ready, input.requestTimeoutMs, `child ${index}`);
-    observation.restoreMs = msSince(start);
+    // A mechanism that serializes restores (pVisor's job lock) says when this child's own began.
+    observation.restoreMs = msSince(sandbox.startedNs ?? start);
+    if (sandbox.startedNs !== undefined) observation.facts = { ...observation.facts, queued_ms: Number(sandbox.startedNs - start) / 1e6 };
   } catch (error) {
     observation.error = message(error);
   }
@@ -138,7 +145,7 @@ export async function runCheckpointTrial(input: TrialInput): Promise<CheckpointO
     obs.childObservations = live.map((child) => child.observation);
     const ready = live.filter((child) => child.observation.error === null && child.sandbox);
     try {
-      for (const child of ready) child.observation.before = await view(child.sandbox!.channel, timeout);
+      for (const child of ready) child.observation.before = await view(child.sandbox!.channel, namedPaths(plan), timeout);
       // Diverge: each child writes its own file, rewrites a file the parent edited, and counts once.
       for (const child of ready) {
         const d = divergence(seed, child.observation.index);

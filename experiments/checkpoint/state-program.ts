@@ -34,11 +34,11 @@ export function writeCheckpointBaseline(dir: string, epoch: number): void {
 
 export const stateProgram: StateProgram = {
   stdio: (workspace, python = '/usr/bin/python3') => ({
-    argv: [python, '-u', join(workspace, SCRIPT_IN_WORKSPACE), 'stdio'],
+    argv: [python, '-u', join(workspace, SCRIPT_IN_WORKSPACE), 'stdio', '--workspace', workspace],
     env: { SANDBENCH_WORKSPACE: workspace, PYTHONDONTWRITEBYTECODE: '1' },
   }),
   tcp: (workspace, port) => ({
-    argv: ['/usr/bin/python3', '-u', join(workspace, SCRIPT_IN_WORKSPACE), 'tcp', String(port)],
+    argv: ['/usr/bin/python3', '-u', join(workspace, SCRIPT_IN_WORKSPACE), 'tcp', String(port), '--workspace', workspace],
     env: { SANDBENCH_WORKSPACE: workspace, PYTHONDONTWRITEBYTECODE: '1' },
   }),
   relay: (port) => ({ argv: [HOST_PYTHON, '-u', STATE_SCRIPT, 'relay', String(port)], env: { PYTHONDONTWRITEBYTECODE: '1' } }),

@@ -1,7 +1,7 @@
 """The checkpoint kind's mid-rollout process: in-memory state (a structure built from a random token
 and a counter) plus the tools to edit the workspace, answering one JSON request per line.
 
-  state_server.py stdio        requests on stdin, answers on stdout (staged, host, VMs, pvisor)
+  state_server.py stdio [--workspace DIR]   requests on stdin, answers on stdout (staged, host, VMs, pvisor)
   state_server.py tcp PORT     listens on 127.0.0.1:PORT inside the sandbox's network namespace (containers)
   state_server.py relay PORT   host side of `tcp`: run inside the container's netns (nsenter -n), copies
                                stdin lines to the server and answers back; retries until it answers
@@ -33,19 +33,30 @@ class State:
         return hashlib.sha256(json.dumps(self.structure, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def tree_digest(root):
-    """sha256 over sorted (relative path, content sha256); the server's own folder is excluded."""
-    entries = []
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tree_digest(root, named=()):
+    """sha256 over sorted (relative path, content sha256) of every file found by walking `root` plus
+    every `named` path (read by name, "-" when absent): some sandboxes' views list no lower-layer
+    entries (pVisor's), so the paths that matter are always read explicitly. .sandbench/ is excluded."""
+    entries = {}
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not (directory == root and d in (".sandbench", "lost+found")))
-        for name in sorted(files):
+        for name in files:
             path = os.path.join(directory, name)
-            with open(path, "rb") as handle:
-                digest = hashlib.sha256()
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-            entries.append(f"{os.path.relpath(path, root)}\0{digest.hexdigest()}\n")
-    return hashlib.sha256("".join(entries).encode()).hexdigest(), len(entries)
+            entries[os.path.relpath(path, root)] = file_sha256(path)
+    walked = len(entries)
+    for relative in named:
+        path = os.path.join(root, relative)
+        entries[relative] = file_sha256(path) if os.path.isfile(path) else "-"
+    text = "".join(f"{path}\0{entries[path]}\n" for path in sorted(entries))
+    return hashlib.sha256(text.encode()).hexdigest(), len(entries), walked
 
 
 def write_file(relative, data):
@@ -83,8 +94,8 @@ def handle(state, request):
     if op == "exists":
         return {"exists": "".join("1" if os.path.exists(os.path.join(WORKSPACE, p)) else "0" for p in request["paths"])}
     if op == "files":
-        digest, count = tree_digest(WORKSPACE)
-        return {"tree": digest, "files": count}
+        digest, count, walked = tree_digest(WORKSPACE, request.get("paths", ()))
+        return {"tree": digest, "files": count, "walked": walked}
     if op == "sync":
         os.sync()
         return {"synced": True}
@@ -152,6 +163,12 @@ def relay(port, deadline_s=60.0):
 
 
 def main(argv):
+    global WORKSPACE
+    # --workspace DIR beats the environment: some sandboxes (pVisor) do not pass the environment on.
+    if "--workspace" in argv:
+        at = argv.index("--workspace")
+        WORKSPACE = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
     if len(argv) >= 1 and argv[0] == "relay":
         relay(int(argv[1]))
         return
