@@ -30,7 +30,9 @@
  * records task_id and attempt, so one run-wide service's traffic splits per attempt:
  * summarizeAttempts(entries) (journal-summary.ts) gives first request, turns, model wait per attempt.
  *
- * Reading it back: readModelJournal(path) → { entries, tornTail } (every line validated).
+ * Reading it back: readModelJournal(path) → { entries, tornTail } (every line validated);
+ * statsFromJournal(entries, slots, uptimeMs) → the same stats after the fact; per attempt,
+ * scriptedTurnsProblem(traffic, task) → null when it saw exactly the scripted turns, else why.
  * Scripts: parseModelScript(value, name) / loadModelScript(path); turns {shell}, {text}, {fail: 503}.
  *
  * Replies are chosen statelessly from each request (see decide.ts); identical requests get
