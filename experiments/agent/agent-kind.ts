@@ -50,19 +50,20 @@ interface RunState {
   service: ModelService;
   script: ModelScript;
   scriptedTurns: number;
+  taskId: string;
   layers: Map<AgentName, AgentLayer>;
   supportDir: string;
   supportKey: string;
   baselineDir: string;
 }
 
-function resolveScript(options: AgentOptions): { script: ModelScript; turns: number } {
+function resolveScript(options: AgentOptions): { script: ModelScript; turns: number; taskId: string } {
   const path = isAbsolute(options.script) ? options.script : join(PROJECT_ROOT, options.script);
   if (!existsSync(path)) throw new UserError(`agent.script: ${options.script} does not exist (give a model script path from the project root, e.g. data/model-scripts/marker.yaml)`);
   const script = loadModelScript(path);
   const task = script.tasks[0];
   if (!task) throw new UserError(`agent.script: ${options.script} has no task`);
-  return { script, turns: task.turns.length };
+  return { script, turns: task.turns.length, taskId: task.id };
 }
 
 /** The support directory the sandbox sees at SUPPORT_TARGET; its key changes with either file. */
@@ -75,7 +76,16 @@ function writeSupport(dir: string): string {
   return `agent-support-${digest.slice(0, 16)}`;
 }
 
-function readJournal(path: string, fromNs: bigint, toNs: bigint): ModelJournalEntry[] {
+/** URL-safe attempt id of a trial (trial ids hold ':' and '@'). */
+export function attemptId(trialId: string): string {
+  return trialId.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/**
+ * This trial's journal entries: those naming its attempt, plus unattributed ones (a CLI that drops
+ * the URL path, e.g. a side call to the origin) that arrived while it ran — trials are sequential.
+ */
+function readJournal(path: string, attempt: string, fromNs: bigint, toNs: bigint): ModelJournalEntry[] {
   if (!existsSync(path)) return [];
   const entries: ModelJournalEntry[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
@@ -83,7 +93,7 @@ function readJournal(path: string, fromNs: bigint, toNs: bigint): ModelJournalEn
     try {
       const entry = JSON.parse(line) as ModelJournalEntry;
       const arrival = BigInt(entry.t_arrival_ns);
-      if (arrival >= fromNs && arrival <= toNs) entries.push(entry);
+      if (entry.attempt === attempt || (entry.attempt === null && arrival >= fromNs && arrival <= toNs)) entries.push(entry);
     } catch {
       // a torn last line is written by a request still in flight; the next read sees it whole
     }
@@ -104,7 +114,7 @@ export function createAgentExperiment(): Experiment {
     async prepare(ctx) {
       const options = agentOptions(ctx.spec);
       const arms = agentArms(ctx.spec);
-      const { script, turns } = resolveScript(options);
+      const { script, turns, taskId } = resolveScript(options);
       const layers = new Map<AgentName, AgentLayer>();
       for (const { agent } of arms) {
         if (!layers.has(agent.name)) layers.set(agent.name, await ensureLayer(ctx.run.stateDir, agent, ctx.run.log));
@@ -126,7 +136,7 @@ export function createAgentExperiment(): Experiment {
         log: ctx.run.log,
       });
       ctx.run.cleanup.register('process', `model service ${service.socketPath}`, () => service.close());
-      state = { service, script, scriptedTurns: turns, layers, supportDir, supportKey, baselineDir };
+      state = { service, script, scriptedTurns: turns, taskId, layers, supportDir, supportKey, baselineDir };
     },
     async runTrial(planned, ctx) {
       if (!state) throw new Error('agent kind: runTrial before prepare');
@@ -171,6 +181,9 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
     const prepareStart = process.hrtime.bigint();
     const binding = await executor.stageWorkspace(trial);
     const prepareMs = Number(process.hrtime.bigint() - prepareStart) / 1e6;
+    // The trial names itself in the model URL, so its journal entries are its own, not a time window's.
+    const attempt = attemptId(planned.trial_id);
+    facts.model_attempt = attempt;
     // Debug pass: a host-side strace follows only a plain child (not container runtimes or guests).
     const tracePath = join(trialDir, 'connect-trace.txt');
     const traced = options.debug_trace && planned.arm.backend === 'host';
@@ -178,7 +191,12 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
     const tracer = traced ? ['strace', '-f', '-qq', '-e', 'trace=connect,sendto,sendmsg,sendmmsg', '-o', tracePath] : [];
     const task: TaskCommand = {
       argv: [...tracer, '/bin/sh', `${SUPPORT_TARGET}/run-agent.sh`, agent.name, options.prompt],
-      env: { SANDBENCH_AGENT_LAYER: LAYER_TARGET, SANDBENCH_RUN_ID: ctx.run.runId },
+      // The host has no private /tmp: the CLI's fresh HOME goes into the trial's scratch dir there.
+      env: {
+        SANDBENCH_AGENT_LAYER: LAYER_TARGET,
+        SANDBENCH_AGENT_TMP: planned.arm.backend === 'host' ? trialDir : '/tmp',
+        SANDBENCH_MODEL_ROUTE: `/t/${encodeURIComponent(state.taskId)}/a/${attempt}`,
+      },
       stdin: 'none',
       mounts: [
         { source: layer.dir, target: LAYER_TARGET, contentKey: layer.contentKey },
@@ -207,7 +225,7 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
     ctx.run.cleanup.forget(killer);
     // The journal line of the last request is written when its reply ends; let the loop flush it.
     await sleep(50);
-    const entries = readJournal(state.service.journalPath, running.tSpawnNs, exit.tExitNs);
+    const entries = readJournal(state.service.journalPath, attempt, running.tSpawnNs, exit.tExitNs);
     const candidates = await executor.collect(trial, binding);
     const candidate = await candidates.read(options.candidate_file);
     const verdict = judgeAgentTrial({

@@ -5,13 +5,16 @@
 # update checks or plugin fetches; approvals off: data/agents/agent-clis.md), then the CLI itself.
 # Exit status is the CLI's (a signal death shows as 128+N, e.g. 132 for SIGILL).
 #   usage: run-agent.sh AGENT PROMPT
-#   env:   SANDBENCH_AGENT_LAYER (the layer: bin/<cli>), SANDBENCH_SERVICE_URL or
-#          SANDBENCH_SERVICE_SOCKET (from the executor), SANDBENCH_RUN_ID (names the temp HOME)
+#   env:   SANDBENCH_AGENT_LAYER (the layer: bin/<cli>), SANDBENCH_MODEL_ROUTE (/t/<task>/a/<trial>),
+#          SANDBENCH_SERVICE_URL or
+#          SANDBENCH_SERVICE_SOCKET (from the executor), SANDBENCH_AGENT_TMP (where the fresh HOME
+#          goes: the sandbox's private /tmp, or on the host the trial's scratch dir, so a killed
+#          trial leaves nothing outside the run's scratch)
 set -u
 agent=$1 prompt=$2
 layer=$SANDBENCH_AGENT_LAYER
 support=$(dirname "$0")
-home=$(mktemp -d "/tmp/sandbench-${SANDBENCH_RUN_ID:-run}-agent-home.XXXXXX") || exit 96
+home=$(mktemp -d "${SANDBENCH_AGENT_TMP:-/tmp}/agent-home.XXXXXX") || exit 96
 export HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state"
 mkdir -p "$TMPDIR" "$XDG_CONFIG_HOME"
 fwd=
@@ -38,6 +41,8 @@ else
   url=http://127.0.0.1:18080
 fi
 
+# The route prefix names the script task and this trial (the journal's task_id and attempt).
+url="$url${SANDBENCH_MODEL_ROUTE:-}"
 key=sandbench-offline-key
 case "$agent" in
   codex)

@@ -63,6 +63,8 @@ function reencode(spec: Record<string, unknown>): Record<string, unknown> {
   out.timeout = `${out.timeout as number}ms`;
   const density = out.density as Record<string, unknown> | undefined;
   if (density && typeof density.ready_timeout === 'number') density.ready_timeout = `${density.ready_timeout}ms`;
+  const agent = out.agent as Record<string, unknown> | undefined;
+  if (agent && typeof agent.init_deadline === 'number') agent.init_deadline = `${agent.init_deadline}ms`;
   return out;
 }
 

@@ -37,3 +37,13 @@ describe('sandbox extras', () => {
     expect(() => validateExtras(task({ service: { name: 'model', socketPath: '/tmp' } }))).toThrow(/is not a listening Unix socket/);
   });
 });
+
+describe('agent spec section', () => {
+  it('keeps the init deadline in ms through command-line overrides (the resolved spec is parsed twice)', async () => {
+    const { parseSpecText } = await import('../../harness/spec/load-spec.ts');
+    const { applyOverrides } = await import('../../harness/spec/resolve-spec.ts');
+    const spec = parseSpecText('a.yaml', 'name: a\nexperiment: agent\narms: [{ backend: host, variant: codex }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 60s\nagent: { init_deadline: 90s }\n');
+    expect(spec.agent?.init_deadline).toBe(90_000);
+    expect(applyOverrides('a.yaml', spec, { trials: 2 }).agent?.init_deadline).toBe(90_000);
+  });
+});
