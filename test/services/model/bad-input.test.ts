@@ -2,7 +2,7 @@
  * Bad input: script files name the file and field; requests the script cannot answer get a
  * categorized 400 in their protocol's error shape and a journal entry; bad service options are refused.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,9 +38,12 @@ describe('script files', () => {
     expect(() => loadModelScript(join(dir, 'absent.yaml'))).toThrow(/absent\.yaml: cannot read the model script \(ENOENT\)/);
   });
 
-  it('loads the shipped marker script', () => {
-    const script = loadModelScript(join(import.meta.dirname, '../../../data/model-scripts/marker.yaml'));
-    expect(script.tasks[0].turns).toEqual([{ shell: 'printf fixture > marker.txt' }, { text: 'done' }]);
+  it('loads every shipped script', () => {
+    const shipped = join(import.meta.dirname, '../../../data/model-scripts');
+    const names = readdirSync(shipped).filter((name) => /\.(ya?ml|json)$/.test(name));
+    expect(names).toEqual(expect.arrayContaining(['marker.yaml', 'three-turns.yaml', 'upstream-fail.yaml']));
+    for (const name of names) expect(loadModelScript(join(shipped, name)).id).toBe(name.replace(/\.(ya?ml|json)$/, ''));
+    expect(loadModelScript(join(shipped, 'marker.yaml')).tasks[0].turns).toEqual([{ shell: 'printf fixture > marker.txt' }, { text: 'done' }]);
   });
 });
 

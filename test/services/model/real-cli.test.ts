@@ -67,5 +67,4 @@ describe('real agent CLIs', () => {
     expect(result.exitCode, result.stderr.slice(-500)).toBe(0);
     expect(checkTraffic('claude', work)).toMatchObject({ generations: 2, turnsAnswered: [0, 1] });
   });
-
 });
