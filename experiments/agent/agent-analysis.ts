@@ -3,8 +3,9 @@
  * per arm (backend × agent CLI [× CPU model]) the P50 with its order-statistic 95% CI of time to
  * the first model request and of time to exit, over ok formal trials only; ok/planned; and the
  * failure categories with their finer causes (facts.agent_failure: init_deadline, signal, ...).
- * Every planned formal trial stays in the denominator. An arm with no ok trial gets the published
- * vocabulary `unavailable_failed_preflight` (the study's Claude-Code-in-VM row: N=0 valid).
+ * Every planned formal trial stays in the denominator. Evidence: the generic per-metric rows, plus
+ * for an arm with no ok trial the published `unavailable_failed_preflight` (the study's
+ * Claude-Code-in-VM row: N=0 valid).
  */
 import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
 import type { AnalysisInput, KindAnalysis, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
@@ -109,12 +110,9 @@ export function agentExtension(input: AnalysisInput): KindExtensionOutput {
   for (const s of summaries) {
     const base = { scenario: SCENARIO, topic: 'agent_cli', source: EVIDENCE_SOURCE, cohort: input.resolved.run_id, variant: s.arm, unit: 'ms', condition: `${condition}; agent ${s.agent}${s.cpuModel ? `; vm cpu ${s.cpuModel}` : ''}` };
     const limitations = `${LIMITS}; ${s.ok} ok of ${s.planned} planned${s.causes ? ` (${s.causes})` : ''}`;
-    if (s.ok === 0) {
-      evidence.push({ ...base, metric: 'exit', statistic: 'unavailable_failed_preflight', n: 0, value: null, limitations });
-      continue;
-    }
-    evidence.push({ ...base, metric: 'first-model-request', statistic: 'P50', n: s.firstRequest.n, value: s.firstRequest.p50, limitations });
-    evidence.push({ ...base, metric: 'exit', statistic: 'P50', n: s.exit.n, value: s.exit.p50, limitations });
+    // The generic evidence already has each metric's P50 of the ok trials; what it cannot say is
+    // the published "N=0 is not zero latency" row of an arm where no trial was valid.
+    if (s.ok === 0) evidence.push({ ...base, metric: 'completion_ms', statistic: 'unavailable_failed_preflight', n: 0, value: null, limitations });
   }
   return { files: new Map([[AGENT_SUMMARY_FILE, toCsv(AGENT_SUMMARY_HEADER, rows)]]), evidence, tables: [table] };
 }
