@@ -24,6 +24,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   fleet: async () => (await import('./fleet.ts')).registerFleet,
   merge: async () => (await import('./merge.ts')).registerMerge,
   model: async () => (await import('./model.ts')).registerModel,
+  capacity: async () => (await import('./capacity.ts')).registerCapacity,
 };
 
 /** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */

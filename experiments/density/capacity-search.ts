@@ -9,7 +9,7 @@ import { armLabel } from '../../harness/journal/trial-record.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { baseRecord } from '../trial-experiment.ts';
-import { runDensityBatch, type DensityWorkload } from './density-batch.ts';
+import { runDensityBatch, vmControlsOf, type DensityWorkload } from './density-batch.ts';
 import { batchOptions } from './density-kind.ts';
 import { densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
@@ -59,6 +59,14 @@ export interface SearchOptions {
   max: number;
   /** Called with every batch record (journal it like a planned trial). */
   onRecord: (record: TrialRecord) => Promise<void> | void;
+  /** Checked before each batch: true (a signal arrived) ends the search with CapacityInterrupted. */
+  shouldStop?: () => boolean;
+}
+
+export class CapacityInterrupted extends Error {
+  constructor() {
+    super('capacity search interrupted');
+  }
 }
 
 /** Runs the search with real batches; each batch is journaled through onRecord. */
@@ -69,10 +77,12 @@ export async function searchDensityCapacity(ctx: ExperimentContext, options: Sea
     let passed = 0;
     let ran = 0;
     for (let batch = 0; batch < batches; batch++) {
+      if (options.shouldStop?.()) throw new CapacityInterrupted();
       const trialId = `s${String(concurrency).padStart(3, '0')}-b${batch}-${armLabel(options.arm)}-${options.workload}`;
       const planned: PlannedTrial = { trial_id: trialId, block: batch, position: position++, warmup: false, arm: options.arm, seed: ctx.spec.seed, params: { workload: options.workload, concurrency } };
-      const result = await runDensityBatch(batchOptions(ctx, options.arm, trialId, options.workload, concurrency));
-      const record = densityRecord(baseRecord(ctx, planned), { workload: options.workload, concurrency }, result);
+      const batchOpts = batchOptions(ctx, options.arm, trialId, options.workload, concurrency);
+      const result = await runDensityBatch(batchOpts);
+      const record = densityRecord(baseRecord(ctx, planned), { workload: options.workload, concurrency, vmControls: vmControlsOf(batchOpts) }, result);
       await options.onRecord({ ...record, facts: { ...record.facts, capacity_search: true } });
       ran++;
       if (record.outcome !== 'ok') break;

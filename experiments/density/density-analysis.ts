@@ -130,7 +130,9 @@ function limitationsOf(cell: DensityCellStats): string {
 function conditionOf(spec: Spec, cell: DensityCellStats): string {
   const d = densityOf(spec);
   const payload = cell.workload === 'useful' ? `useful Python/Git ${d.payload_mib} MiB` : 'idle Python/Git 0 MiB';
-  return `${payload}; concurrency ${cell.concurrency}; shared ${d.budget_cpus} CPUs/${d.budget_memory} MiB/zero swap; ${d.batches} fresh batches/cell; no warmups; failures retained`;
+  const vm = cell.records.map((r) => r.facts.vm_controls as { guest_memory_mib: number; tcg_tb_size_mib: number } | null | undefined).find((c) => c);
+  const vmControls = vm ? `; VM guest ${vm.guest_memory_mib} MiB, TCG tb-size ${vm.tcg_tb_size_mib} MiB (TCG only)` : '';
+  return `${payload}; concurrency ${cell.concurrency}; shared ${d.budget_cpus} CPUs/${d.budget_memory} MiB/zero swap${vmControls}; ${d.batches} fresh batches/cell; no warmups; failures retained`;
 }
 
 /** P50 rows, or the two cluster medians when the separated-cluster rule splits the sample (no single P50 then). */

@@ -32,6 +32,8 @@ export interface DensityBatchOptions {
   budgetMemoryMiB: number;
   /** Guest RAM per VM worker. */
   vmMemoryMiB: number;
+  /** TCG translation-cache size per VM worker, MiB. */
+  vmTcgTbSizeMiB: number;
   readyTimeoutMs: number;
   /** Per-worker timeout (launch → exit). */
   timeoutMs: number;
@@ -62,6 +64,17 @@ export interface DensityBatchResult {
 }
 
 const VM_BACKENDS: ReadonlySet<BackendName> = new Set(['qemu-microvm', 'qemu-q35', 'pvisor']);
+
+/** The per-VM controls a batch applied (recorded with every VM batch; null for non-VM backends). */
+export interface VmControls {
+  guest_memory_mib: number;
+  /** `-accel tcg,tb-size=`: only in effect under TCG (the accelerator is in environment.json). */
+  tcg_tb_size_mib: number;
+}
+
+export function vmControlsOf(options: Pick<DensityBatchOptions, 'executor' | 'vmMemoryMiB' | 'vmTcgTbSizeMiB'>): VmControls | null {
+  return VM_BACKENDS.has(options.executor.backend) ? { guest_memory_mib: options.vmMemoryMiB, tcg_tb_size_mib: options.vmTcgTbSizeMiB } : null;
+}
 
 interface Worker {
   index: number;
@@ -148,7 +161,7 @@ function makeWorkers(options: DensityBatchOptions, token: string, budget: Cgroup
         trialDir,
         timeoutMs: options.timeoutMs,
         // The shared budget is the memory control; only VMs need a per-worker size (guest RAM).
-        controls: { cpus: options.budgetCpus, memoryMiB: isVm ? options.vmMemoryMiB : null },
+        controls: { cpus: options.budgetCpus, memoryMiB: isVm ? options.vmMemoryMiB : null, ...(isVm ? { tcgTbSizeMiB: options.vmTcgTbSizeMiB } : {}) },
         budget: budget.placement(),
       },
       binding: null,

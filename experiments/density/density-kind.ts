@@ -9,7 +9,7 @@ import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { baseRecord, trialScratchDir } from '../trial-experiment.ts';
-import { runDensityBatch, type DensityBatchOptions, type DensityWorkload } from './density-batch.ts';
+import { runDensityBatch, vmControlsOf, type DensityBatchOptions, type DensityWorkload } from './density-batch.ts';
 import { buildDensityPlan, densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
 import { writeDensityBaseline } from './density-workspace.ts';
@@ -45,6 +45,7 @@ export function batchOptions(ctx: ExperimentContext, arm: PlannedTrial['arm'], t
     budgetCpus: density.budget_cpus,
     budgetMemoryMiB: density.budget_memory,
     vmMemoryMiB: density.vm_memory,
+    vmTcgTbSizeMiB: density.vm_tcg_tb_size,
     readyTimeoutMs: density.ready_timeout,
     timeoutMs: ctx.spec.timeout,
     // Docker's containerd-shim is started by containerd outside any --cgroup-parent: moved in at the
@@ -58,8 +59,9 @@ export async function runPlannedBatch(planned: PlannedTrial, ctx: ExperimentCont
   const workload = String(planned.params?.workload ?? 'useful') as DensityWorkload;
   const concurrency = Number(planned.params?.concurrency);
   try {
-    const result = await runDensityBatch(batchOptions(ctx, planned.arm, planned.trial_id, workload, concurrency));
-    return densityRecord(record, { workload, concurrency }, result);
+    const options = batchOptions(ctx, planned.arm, planned.trial_id, workload, concurrency);
+    const result = await runDensityBatch(options);
+    return densityRecord(record, { workload, concurrency, vmControls: vmControlsOf(options) }, result);
   } catch (error) {
     return { ...record, outcome: 'failed', failure_category: 'harness_error', notes: [`harness error: ${(error as Error).message}`], facts: { workload, concurrency } };
   }

@@ -1,6 +1,6 @@
 /** One journal record per density batch: metrics, per-worker outcomes, failure reasons, budget facts. */
 import type { FailureCategory, TrialRecord } from '../../harness/journal/trial-record.ts';
-import type { DensityBatchResult } from './density-batch.ts';
+import type { DensityBatchResult, VmControls } from './density-batch.ts';
 import type { WorkerOutcome } from './worker-outcome.ts';
 
 const MIB = 1024 * 1024;
@@ -27,7 +27,7 @@ function batchCategory(result: DensityBatchResult): FailureCategory | null {
   return null;
 }
 
-export function densityRecord(base: TrialRecord, params: { workload: string; concurrency: number }, result: DensityBatchResult): TrialRecord {
+export function densityRecord(base: TrialRecord, params: { workload: string; concurrency: number; vmControls?: VmControls | null }, result: DensityBatchResult): TrialRecord {
   const attempted = params.concurrency;
   const validated = result.workers.filter((w) => w.state === 'valid').length;
   const oomWorkers = result.workers.filter((w) => w.state === 'oom').length;
@@ -47,6 +47,11 @@ export function densityRecord(base: TrialRecord, params: { workload: string; con
   if (result.barrierMs !== null) metrics.barrier_ms = result.barrierMs;
   if (result.releaseSkewMs !== null) metrics.release_skew_ms = result.releaseSkewMs;
   if (result.loadAverage1m !== null) metrics.load_average_1m = result.loadAverage1m;
+  // Recorded controls of VM cells: guest RAM and the TCG translation cache both move the budget's memory.
+  if (params.vmControls) {
+    metrics.vm_guest_memory_mib = params.vmControls.guest_memory_mib;
+    metrics.vm_tcg_tb_size_mib = params.vmControls.tcg_tb_size_mib;
+  }
   const reasons = failureReasons(result.workers, result);
   const notes: string[] = [];
   if (result.setupError) notes.push(result.setupError);
@@ -70,6 +75,7 @@ export function densityRecord(base: TrialRecord, params: { workload: string; con
     facts: {
       workload: params.workload,
       concurrency: params.concurrency,
+      vm_controls: params.vmControls ?? null,
       token: result.token,
       failure_reasons: reasons,
       workers: result.workers,
