@@ -13,7 +13,7 @@ import { BUNDLE_FILES } from '../bundle/layout.ts';
 import { SUMMARY_HEADER, summarizeArmMetric, summaryRow } from '../analyze/summary-table.ts';
 import type { ResolvedSpec } from '../bundle/schemas.ts';
 import { seedFromString } from '../plan/prng.ts';
-import { stratifiedBootstrap, type Stratum } from './stratified-bootstrap.ts';
+import { stratifiedBootstrap, type Stratum } from '../stats/stratified-bootstrap.ts';
 
 export const FLEET_FILES = { perHostSummary: BUNDLE_FILES.perHostSummary, comparisons: BUNDLE_FILES.fleetComparisons } as const;
 
@@ -102,7 +102,7 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
       comparisonRows.push([
         'host', host, 1, request.candidate, request.control, request.metric, candidate.unit, outcome.n,
         r?.difference ?? null, r?.difference_ci.percentile.low ?? null, r?.difference_ci.percentile.high ?? null,
-        r?.ratio ?? null, r?.ratio_ci.percentile.low ?? null, r?.ratio_ci.percentile.high ?? null,
+        r?.ratio ?? null, r?.ratio_ci?.percentile.low ?? null, r?.ratio_ci?.percentile.high ?? null,
         r?.conclusion ?? INSUFFICIENT_DATA, r?.method ?? outcome.note, r ? hostNote(outcome.note, outcome.n, r.underpowered) : '',
       ]);
       const pairs = pairedBlocks(candidate, control);

@@ -204,6 +204,11 @@ export function bcaInterval(sortedReplicates: Float64Array, estimate: number, ac
  * which reduces to Efron & Tibshirani's eq. 14.15 for one sample (same form as scipy.stats.bootstrap).
  */
 export function jackknifeAcceleration(leaveOneOut: Float64Array[]): number {
+  return jackknife(leaveOneOut).acceleration;
+}
+
+/** The acceleration and whether the jackknife is degenerate (variance 0: every leave-one-out estimate equal). */
+export function jackknife(leaveOneOut: Float64Array[]): { acceleration: number; degenerate: boolean } {
   let numerator = 0;
   let denominator = 0;
   for (const thetas of leaveOneOut) {
@@ -222,8 +227,8 @@ export function jackknifeAcceleration(leaveOneOut: Float64Array[]): number {
     numerator += cubes / (n * n * n);
     denominator += squares / (n * n);
   }
-  if (denominator === 0) return 0;
-  return numerator / (6 * Math.pow(denominator, 1.5));
+  if (denominator === 0) return { acceleration: 0, degenerate: true };
+  return { acceleration: numerator / (6 * Math.pow(denominator, 1.5)), degenerate: false };
 }
 
 /** Type-7 median of a sorted array with the element at `rank` removed, in O(1). */
@@ -246,26 +251,31 @@ function leaveOneOutMedians(arm: SortedArm): Float64Array {
 export interface JackknifeAccelerations {
   difference: number;
   ratio: number;
+  differenceDegenerate: boolean;
+  ratioDegenerate: boolean;
+}
+
+function accelerations(difference: Float64Array[], ratio: Float64Array[]): JackknifeAccelerations {
+  const d = jackknife(difference);
+  const r = jackknife(ratio);
+  return { difference: d.acceleration, ratio: r.acceleration, differenceDegenerate: d.degenerate, ratioDegenerate: r.degenerate };
 }
 
 /** Paired: leave one block out of both arms. Unpaired: leave one observation out of each arm in turn. */
 export function medianAccelerations(candidate: ArrayLike<number>, control: ArrayLike<number>, paired: boolean): JackknifeAccelerations {
   const c = sortArm(candidate);
   const k = sortArm(control);
-  if (candidate.length < 2 || control.length < 2) return { difference: 0, ratio: 0 };
+  if (candidate.length < 2 || control.length < 2) return { difference: 0, ratio: 0, differenceDegenerate: true, ratioDegenerate: true };
   const looC = leaveOneOutMedians(c);
   const looK = leaveOneOutMedians(k);
   if (paired) {
     const difference = looC.map((mc, i) => mc - looK[i]!);
     const ratio = looC.map((mc, i) => mc / looK[i]!);
-    return { difference: jackknifeAcceleration([difference]), ratio: jackknifeAcceleration([ratio]) };
+    return accelerations([difference], [ratio]);
   }
   const mc = sortedMedian(c.sorted);
   const mk = sortedMedian(k.sorted);
-  return {
-    difference: jackknifeAcceleration([looC.map((v) => v - mk), looK.map((v) => mc - v)]),
-    ratio: jackknifeAcceleration([looC.map((v) => v / mk), looK.map((v) => mc / v)]),
-  };
+  return accelerations([looC.map((v) => v - mk), looK.map((v) => mc - v)], [looC.map((v) => v / mk), looK.map((v) => mc / v)]);
 }
 
 export { createPrng, seedFromString, PRNG_NAME };

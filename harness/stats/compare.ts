@@ -1,22 +1,26 @@
 /**
  * Comparison of a candidate arm with a control arm: difference and ratio of medians with bootstrap
  * CIs, plus rank-test cross-checks. The conclusion reads the percentile 95% CI of the difference —
- * the interval the published study reports — and refuses a verdict when either arm is bimodal.
+ * the interval the published study reports — and refuses a verdict when either arm is bimodal, when
+ * there are fewer than MIN_PAIRS pairs (minimum-n.ts), or when nothing can be concluded.
  */
 import {
   bcaInterval,
   medianAccelerations,
   pairedReplicates,
   percentileInterval,
-  PRNG_NAME,
   seedFromString,
   unpairedReplicates,
   type Interval,
 } from './bootstrap.ts';
 import { detectClusters } from './clusters.ts';
 import { hodgesLehmannPaired, hodgesLehmannShift } from './hodges-lehmann.ts';
+import { BOOTSTRAP_PRNG_NAME } from './index-sampler.ts';
+import { belowMinimum, INSUFFICIENT_DATA, insufficientNote, MIN_PAIRS } from './minimum-n.ts';
 import { median } from './quantile.ts';
 import { mannWhitneyU, wilcoxonSignedRank } from './rank-tests.ts';
+import { undefinedRatioReason } from './ratio.ts';
+import { coarseResolution } from './resolution.ts';
 
 export type { Interval } from './bootstrap.ts';
 
@@ -30,17 +34,29 @@ export interface MedianComparisonInput {
   seedId: string;
 }
 
-export type ComparisonConclusion = 'candidate faster' | 'candidate slower' | 'no detected difference' | 'separated distribution; inspect clusters';
+export type ComparisonConclusion = 'candidate faster' | 'candidate slower' | 'no detected difference' | 'separated distribution; inspect clusters' | typeof INSUFFICIENT_DATA;
+
+/** BCa is null when the jackknife is degenerate (every leave-one-out estimate equal: ties); scipy refuses it there too. */
+export interface IntervalPair {
+  percentile: Interval;
+  bca: Interval | null;
+}
 
 export interface MedianComparison {
   n_candidate: number;
   n_control: number;
   n_pairs: number | null;
   difference: number;
-  difference_ci: { percentile: Interval; bca: Interval };
-  ratio: number;
-  ratio_ci: { percentile: Interval; bca: Interval };
+  difference_ci: IntervalPair;
+  /** Null when a median is 0, negative or a resample's control median is 0 (ratio_note says why). */
+  ratio: number | null;
+  ratio_ci: IntervalPair | null;
+  ratio_note: string | null;
   conclusion: ComparisonConclusion;
+  /** True when the jackknife variance is 0: BCa is not reported; the verdict always reads the percentile interval. */
+  bca_degenerate: boolean;
+  /** Notes a reader needs (minimum n, coarse timer resolution, undefined ratio, degenerate BCa). */
+  notes: string[];
   method: string;
   seed: number;
   prng: string;
@@ -69,7 +85,8 @@ function validate(input: MedianComparisonInput): void {
   }
 }
 
-function conclude(ci: Interval, separated: boolean): ComparisonConclusion {
+function conclude(ci: Interval, separated: boolean, tooFew: boolean): ComparisonConclusion {
+  if (tooFew) return INSUFFICIENT_DATA;
   if (separated) return 'separated distribution; inspect clusters';
   // Lower is faster for every timing metric; an interval that contains 0 detects nothing.
   if (ci.high < 0) return 'candidate faster';
@@ -84,21 +101,36 @@ export function compareMedians(input: MedianComparisonInput, options: { underpow
   const medianC = median(candidate);
   const medianK = median(control);
   const difference = medianC - medianK;
-  const ratio = medianC / medianK;
 
   const replicates = (paired ? pairedReplicates : unpairedReplicates)(candidate, control, resamples, seed);
   const sortedDiff = replicates.difference.sort();
   const sortedRatio = replicates.ratio.sort();
   const acceleration = medianAccelerations(candidate, control, paired);
-  const differenceCi = { percentile: percentileInterval(sortedDiff), bca: bcaInterval(sortedDiff, difference, acceleration.difference) };
-  const ratioCi = { percentile: percentileInterval(sortedRatio), bca: bcaInterval(sortedRatio, ratio, acceleration.ratio) };
+  const differenceCi: IntervalPair = {
+    percentile: percentileInterval(sortedDiff),
+    bca: acceleration.differenceDegenerate ? null : bcaInterval(sortedDiff, difference, acceleration.difference),
+  };
+  const ratioNote = undefinedRatioReason(medianC, medianK, sortedRatio);
+  const ratio = ratioNote ? null : medianC / medianK;
+  const ratioCi: IntervalPair | null =
+    ratio === null ? null : { percentile: percentileInterval(sortedRatio), bca: acceleration.ratioDegenerate ? null : bcaInterval(sortedRatio, ratio, acceleration.ratio) };
 
   const separated = detectClusters(candidate).distribution === 'separated-clusters' || detectClusters(control).distribution === 'separated-clusters';
   const fraction = options.underpoweredFraction ?? DEFAULT_UNDERPOWERED_FRACTION;
   const halfWidth = (differenceCi.percentile.high - differenceCi.percentile.low) / 2;
   const differences = paired ? candidate.map((v, i) => v - control[i]!) : null;
+  const binding = paired ? candidate.length : Math.min(candidate.length, control.length);
+  const tooFew = belowMinimum(binding);
+  const bcaDegenerate = acceleration.differenceDegenerate;
 
-  const design = paired ? `paired-round bootstrap over ${candidate.length} blocks` : `independent bootstrap (n=${candidate.length} vs ${control.length})`;
+  const notes: string[] = [];
+  if (tooFew) notes.push(insufficientNote(binding, paired ? 'pairs' : 'values in the smaller arm'));
+  if (ratioNote) notes.push(`ratio undefined: ${ratioNote}`);
+  if (bcaDegenerate) notes.push('BCa degenerate (jackknife variance 0, ties): not reported; the verdict reads the percentile interval');
+  const coarse = coarseResolution([...candidate, ...control]);
+  if (coarse) notes.push(coarse);
+
+  const design = paired ? `paired-round bootstrap over ${candidate.length} blocks (difference of the medians of those paired blocks)` : `independent bootstrap (n=${candidate.length} vs ${control.length})`;
   return {
     n_candidate: candidate.length,
     n_control: control.length,
@@ -107,14 +139,18 @@ export function compareMedians(input: MedianComparisonInput, options: { underpow
     difference_ci: differenceCi,
     ratio,
     ratio_ci: ratioCi,
-    conclusion: conclude(differenceCi.percentile, separated),
-    method: `${design}, difference of medians, percentile 95% CI (BCa in detail); ${resamples} resamples; ${PRNG_NAME}; seed ${seed} (${seedId})`,
+    ratio_note: ratioNote,
+    conclusion: conclude(differenceCi.percentile, separated, tooFew),
+    bca_degenerate: bcaDegenerate,
+    notes,
+    method: `${design}, difference of medians, percentile 95% CI (BCa in detail)${tooFew ? `, no verdict below ${MIN_PAIRS}` : ''}; ${resamples} resamples; ${BOOTSTRAP_PRNG_NAME}; seed ${seed} (${seedId})`,
     seed,
-    prng: PRNG_NAME,
+    prng: BOOTSTRAP_PRNG_NAME,
     resamples,
     signed_rank_p: differences ? (wilcoxonSignedRank(differences)?.p ?? null) : null,
     mann_whitney_p: paired ? null : mannWhitneyU(candidate, control).p,
     hodges_lehmann: differences ? hodgesLehmannPaired(differences) : hodgesLehmannShift(candidate, control),
-    underpowered: halfWidth > fraction * Math.abs(difference),
+    // Below the minimum n no interval width is trustworthy, whatever it looks like.
+    underpowered: tooFew || halfWidth > fraction * Math.abs(difference),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Uniform resampling indices in [0, n) for the bootstrap, from the harness PRNG (PRNG_NAME).
+ * Uniform resampling indices in [0, n) for the bootstrap, from the harness PRNG (BOOTSTRAP_PRNG_NAME).
  *
  * Two exact speed-ups, both invisible in the result's distribution:
  * - one uniform integer in [0, n^k) is exactly k independent uniform digits in base n (n^k ≤ 2^32),
@@ -7,16 +7,33 @@
  * - the generator is driven directly with the same rejection rule pure-rand's
  *   unsafeUniformIntDistribution applies (reject the top 2^32 mod range values, then take the
  *   remainder), because the distribution wrapper costs ~3× the draw itself. The stream is therefore
- *   bit-identical to `createPrng(seed).int(0, n^k − 1)` (tested).
+ *   bit-identical to `createPrng(splitmix64(seed)).int(0, n^k − 1)` (tested).
  */
 import { xoroshiro128plus, type RandomGenerator } from 'pure-rand';
 
 const TWO_POW_32 = 4294967296;
 
-/** The generator of `createPrng(seed)` (harness/plan/prng.ts), for samplers that share one stream. */
-export function bootstrapGenerator(seed: number): RandomGenerator {
-  return xoroshiro128plus(seed | 0);
+const MASK64 = (1n << 64n) - 1n;
+
+/**
+ * SplitMix64 (Steele, Lea & Flood, OOPSLA 2014; the seeding routine the xoroshiro authors
+ * recommend): pure-rand seeds xoroshiro128+ with the state (−1, ~seed, seed, 0), so unscrambled
+ * the first output is a linear function of the seed. The high 32 bits of splitmix64(seed) are used.
+ */
+export function splitmix64(seed: number): number {
+  let z = (BigInt(seed >>> 0) + 0x9e3779b97f4a7c15n) & MASK64;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
+  z ^= z >> 31n;
+  return Number(z >> 32n) | 0;
 }
+
+/** The bootstrap's generator: xoroshiro128+ from the splitmix64-scrambled seed (BOOTSTRAP_PRNG_NAME). */
+export function bootstrapGenerator(seed: number): RandomGenerator {
+  return xoroshiro128plus(splitmix64(seed));
+}
+
+export const BOOTSTRAP_PRNG_NAME = 'pure-rand xoroshiro128plus, seed scrambled by splitmix64';
 
 export class IndexSampler {
   private readonly digits: number;

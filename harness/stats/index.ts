@@ -16,3 +16,14 @@ export {
   type ComparisonConclusion,
   type Interval,
 } from './compare.ts';
+export { MIN_PAIRS, minimumPairsFor, minimumSignedRankP, belowMinimum, insufficientNote, INSUFFICIENT_DATA, SIGNIFICANCE_LEVEL } from './minimum-n.ts';
+export { undefinedRatioReason } from './ratio.ts';
+export { coarseResolution, COARSE_DISTINCT_FRACTION } from './resolution.ts';
+export { splitmix64, BOOTSTRAP_PRNG_NAME } from './index-sampler.ts';
+export { holm, holmWithGaps, benjaminiHochberg } from './multiplicity.ts';
+export { stratifiedBootstrap, type Stratum, type StratifiedEstimate } from './stratified-bootstrap.ts';
+export { estimateRatioGate, decideCell, GATE_STATISTICS, STATISTIC_P, STATISTIC_MIN_N, type GateStatistic, type GateDesign, type RunVariance, type RatioGateInput, type RatioGateEstimate, type CellDecision } from './ratio-gate.ts';
+export { blocksNeeded, predictedPower, effectDistance, seFromLogInterval, replicateSe, MEDIAN_SE_FACTOR, Z_975 } from './power.ts';
+export { studentTCdf, studentTQuantile } from './student-t.ts';
+export { pairedLogRatioReplicates, independentLogRatioReplicates, hierarchicalLogRatioReplicates, betweenRunVariance, logStatistic, quantileFromCounts } from './quantile-bootstrap.ts';
+export { seedFromString } from './bootstrap.ts';

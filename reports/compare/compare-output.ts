@@ -58,10 +58,10 @@ export function comparisonCsv(comparison: BundleComparison): string {
       r.result?.difference_ci.percentile.low,
       r.result?.difference_ci.percentile.high,
       r.result?.ratio,
-      r.result?.ratio_ci.percentile.low,
-      r.result?.ratio_ci.percentile.high,
-      r.result?.ratio_ci.bca.low,
-      r.result?.ratio_ci.bca.high,
+      r.result?.ratio_ci?.percentile.low,
+      r.result?.ratio_ci?.percentile.high,
+      r.result?.ratio_ci?.bca?.low,
+      r.result?.ratio_ci?.bca?.high,
       r.result?.mann_whitney_p,
       r.result ? r.result.conclusion : `not compared: ${r.missing}`,
       r.result?.method ?? '',
@@ -80,7 +80,7 @@ export function comparisonTableOf(comparison: BundleComparison): Table {
       `${r.candidate.values.length}/${r.candidate.planned} (${r.candidate.failed})`,
       fmt(r.baseline.median, r.unit),
       fmt(r.candidate.median, r.unit),
-      r.result ? `${fmtRatio(r.result.ratio)} ${fmtInterval(r.result.ratio_ci.percentile.low, r.result.ratio_ci.percentile.high, fmtRatio)}` : '—',
+      r.result ? (r.result.ratio_ci ? `${fmtRatio(r.result.ratio)} ${fmtInterval(r.result.ratio_ci.percentile.low, r.result.ratio_ci.percentile.high, fmtRatio)}` : `ratio undefined (${r.result.ratio_note})`) : '—',
       r.result ? r.result.conclusion : `not compared: ${r.missing}`,
     ]),
   };
@@ -119,8 +119,8 @@ export function writeComparison(comparison: BundleComparison, outDir: string, mi
       ? 'COMPARABILITY WARNING: the two bundles were measured in different environments (--allow-env-mismatch); ratios below mix environment and code effects.'
       : null;
   const forest = comparison.rows
-    .filter((r) => r.result)
-    .map((r) => ({ label: `${r.arm} · ${r.metric}`, ratio: r.result!.ratio, low: r.result!.ratio_ci.percentile.low, high: r.result!.ratio_ci.percentile.high }));
+    .filter((r) => r.result?.ratio_ci)
+    .map((r) => ({ label: `${r.arm} · ${r.metric}`, ratio: r.result!.ratio!, low: r.result!.ratio_ci!.percentile.low, high: r.result!.ratio_ci!.percentile.high }));
   const methods = [...new Set(comparison.rows.map((r) => r.result?.method).filter((m): m is string => Boolean(m)))];
   const blocks: HtmlBlock[] = [];
   if (warning) blocks.push({ kind: 'paragraph', text: warning, className: 'refuse' });

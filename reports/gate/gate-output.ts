@@ -25,7 +25,7 @@ export function gateTable(result: GateResult): Table {
       c.metric,
       `${c.comparison.baseline.values.length} / ${c.comparison.candidate.values.length}`,
       `${c.comparison.baseline.failed} / ${c.comparison.candidate.failed}`,
-      c.comparison.result ? `${fmtRatio(c.comparison.result.ratio)} ${fmtInterval(c.comparison.result.ratio_ci.percentile.low, c.comparison.result.ratio_ci.percentile.high, fmtRatio)}` : '—',
+      c.comparison.result?.ratio_ci ? `${fmtRatio(c.comparison.result.ratio)} ${fmtInterval(c.comparison.result.ratio_ci.percentile.low, c.comparison.result.ratio_ci.percentile.high, fmtRatio)}` : '—',
       `≤ ${fmtRatio(1 + c.threshold)} (+${fmtPercent(c.threshold)})`,
       c.qRegression === null ? '—' : c.qRegression.toPrecision(3),
       c.verdict,
@@ -57,8 +57,8 @@ export function gateCsv(result: GateResult): string {
       c.comparison.candidate.failed,
       c.comparison.candidate.planned,
       c.comparison.result?.ratio,
-      c.comparison.result?.ratio_ci.percentile.low,
-      c.comparison.result?.ratio_ci.percentile.high,
+      c.comparison.result?.ratio_ci?.percentile.low,
+      c.comparison.result?.ratio_ci?.percentile.high,
       c.pRegression,
       c.qRegression,
       c.verdict,
@@ -78,8 +78,8 @@ export function writeGateReport(result: GateResult, outDir: string): string[] {
   const table = gateTable(result);
   const thresholds = [...new Set(result.cells.map((c) => c.threshold))];
   const forest = result.cells
-    .filter((c) => c.comparison.result)
-    .map((c) => ({ label: `${c.arm} · ${c.metric}`, ratio: c.comparison.result!.ratio, low: c.comparison.result!.ratio_ci.percentile.low, high: c.comparison.result!.ratio_ci.percentile.high }));
+    .filter((c) => c.comparison.result?.ratio_ci)
+    .map((c) => ({ label: `${c.arm} · ${c.metric}`, ratio: c.comparison.result!.ratio!, low: c.comparison.result!.ratio_ci!.percentile.low, high: c.comparison.result!.ratio_ci!.percentile.high }));
   const blocks: HtmlBlock[] = [{ kind: 'paragraph', text: `Verdict: ${result.verdict} (exit ${result.exitCode})`, className: result.verdict === 'pass' ? undefined : 'refuse' }];
   const notes = [...result.invalidReasons.map((r) => `invalid: ${r}`), ...result.warnings.map((w) => `warning: ${w}`)];
   if (notes.length > 0) blocks.push({ kind: 'list', items: notes, className: 'warn' });

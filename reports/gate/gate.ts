@@ -91,7 +91,7 @@ function regressionP(row: ArmMetricComparison, threshold: number): number | null
 
 /** Blocks needed so the CI half-width (∝ 1/√n) drops below the distance from the estimate to the limit. */
 function extraBlocks(row: ArmMetricComparison, limit: number): number | null {
-  if (!row.result) return null;
+  if (!row.result?.ratio_ci || row.result.ratio === null) return null;
   const { low, high } = row.result.ratio_ci.percentile;
   const halfWidth = (high - low) / 2;
   const distance = Math.abs(row.result.ratio - limit);
@@ -141,8 +141,8 @@ export function gateBundles(baseline: Bundle, candidate: Bundle, options: GateOp
     const threshold = options.thresholds?.[row.metric] ?? options.threshold ?? DEFAULT_THRESHOLD;
     const base: Omit<GateCell, 'verdict' | 'reason'> = { arm: row.arm, metric: row.metric, threshold, comparison: row, pRegression: null, qRegression: null, moreBlocks: null };
     const tooFew = Math.min(row.baseline.values.length, row.candidate.values.length) < MIN_GATE_SAMPLES;
-    if (!row.result || tooFew) {
-      const reason = row.missing ?? `too few ok samples (baseline ${row.baseline.values.length}, candidate ${row.candidate.values.length}; need ≥ ${MIN_GATE_SAMPLES})`;
+    if (!row.result || tooFew || !row.result.ratio_ci) {
+      const reason = row.missing ?? (row.result && !row.result.ratio_ci ? `ratio undefined: ${row.result.ratio_note}` : null) ?? `too few ok samples (baseline ${row.baseline.values.length}, candidate ${row.candidate.values.length}; need ≥ ${MIN_GATE_SAMPLES})`;
       invalid.push(`missing data: ${row.arm} ${row.metric}: ${reason}`);
       return { ...base, verdict: 'invalid', reason };
     }
@@ -154,7 +154,7 @@ export function gateBundles(baseline: Bundle, candidate: Bundle, options: GateOp
   valid.forEach((cell, i) => {
     cell.qRegression = q[i]!;
     const limit = 1 + cell.threshold;
-    const { low, high } = cell.comparison.result!.ratio_ci.percentile;
+    const { low, high } = cell.comparison.result!.ratio_ci!.percentile;
     if (high <= limit) {
       cell.verdict = 'pass';
       cell.reason = `CI upper ${high.toFixed(4)} ≤ ${limit.toFixed(4)}`;

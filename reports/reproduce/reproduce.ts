@@ -152,6 +152,8 @@ function checkOrdering(o: Mapping['orderings'][number], bundle: Bundle, arms: st
   if (slower.kind !== 'arm') return { ...base, reason: slower.kind === 'none' ? slower.reason : 'not an arm' };
   const ratio = ratioOf(bundle, o.metric, slower.variant, faster.variant, bundle.resolved.spec.resamples ?? 5000);
   if (!ratio) return { ...base, reason: `no ok samples of ${o.metric} for ${slower.variant} or ${faster.variant}` };
+  if (ratio.result.ratio === null || !ratio.result.ratio_ci) return { ...base, n: ratio.n, method: ratio.result.method, reason: `ratio undefined: ${ratio.result.ratio_note}` };
+  const ourRatio = ratio.result.ratio;
   const { low, high } = ratio.result.ratio_ci.percentile;
   if (Math.min(ratio.result.n_candidate, ratio.result.n_control) < MIN_ORDERING_SAMPLES) {
     return { ...base, ourRatio: ratio.result.ratio, ourLow: low, ourHigh: high, n: ratio.n, method: ratio.result.method, status: 'too few samples', reason: `need ≥ ${MIN_ORDERING_SAMPLES} ok samples per arm to judge the ordering` };
@@ -159,7 +161,7 @@ function checkOrdering(o: Mapping['orderings'][number], bundle: Bundle, arms: st
   const needed = o.min_ratio ?? 1;
   // Significant when the whole 95% CI is on one side of the required ratio (1, or min_ratio for a "≪" claim).
   const status: OrderingStatus =
-    low > needed ? 'holds' : high < needed ? (high < 1 ? 'reversed' : 'does not hold') : ratio.result.ratio > needed ? 'holds (not significant)' : ratio.result.ratio < 1 ? 'reversed (not significant)' : 'does not hold';
+    low > needed ? 'holds' : high < needed ? (high < 1 ? 'reversed' : 'does not hold') : ourRatio > needed ? 'holds (not significant)' : ourRatio < 1 ? 'reversed (not significant)' : 'does not hold';
   return {
     ...base,
     ourRatio: ratio.result.ratio,

@@ -81,7 +81,7 @@ describe('analyzeRecords: CSV contracts', () => {
     ]);
     const staged = comparisons[0]!;
     expect(staged.conclusion).toBe('candidate faster');
-    expect(staged.confidence_method).toMatch(/500 resamples; pure-rand xoroshiro128plus; seed \d+ \(run-synthetic:ready_ms:staged\)/);
+    expect(staged.confidence_method).toMatch(/500 resamples; pure-rand xoroshiro128plus, seed scrambled by splitmix64; seed \d+ \(run-synthetic:ready_ms:staged\)/);
     const okBlocks = (arm: string) => new Set(records.filter((r) => !r.warmup && r.outcome === 'ok' && r.arm.backend === arm).map((r) => r.block));
     const both = [...okBlocks('staged')].filter((b) => okBlocks('docker').has(b)).length;
     expect(Number(staged.n)).toBe(both);

@@ -33,7 +33,7 @@ describe('bootstrap coverage (fixed seed)', () => {
       }
       const c = compareMedians({ candidate, control, paired: true, resamples: RESAMPLES, seedId: `coverage:${d}` });
       if (c.difference_ci.percentile.low <= truth && truth <= c.difference_ci.percentile.high) percentileCovered++;
-      if (c.difference_ci.bca.low <= truth && truth <= c.difference_ci.bca.high) bcaCovered++;
+      if (c.difference_ci.bca && c.difference_ci.bca.low <= truth && truth <= c.difference_ci.bca.high) bcaCovered++;
     }
     const percentile = percentileCovered / DATASETS;
     const bca = bcaCovered / DATASETS;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { stratifiedBootstrap } from '../../harness/fleet/stratified-bootstrap.ts';
-import { median } from '../../harness/stats/index.ts';
-import { createPrng } from '../../harness/plan/prng.ts';
+import { stratifiedBootstrap } from '../../../harness/stats/stratified-bootstrap.ts';
+import { median } from '../../../harness/stats/index.ts';
+import { createPrng } from '../../../harness/plan/prng.ts';
 
 function noisy(n: number, center: number, spread: number, seed: number): number[] {
   const prng = createPrng(seed);

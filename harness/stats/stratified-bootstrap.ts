@@ -7,9 +7,9 @@
  * hosts, so host-to-host differences never leak into the within-host spread.
  * Pure: arrays and a seed in, a plain object out.
  */
-import { createPrng, PRNG_NAME } from '../plan/prng.ts';
-import { percentileInterval, type Interval } from '../stats/bootstrap.ts';
-import { median } from '../stats/quantile.ts';
+import { percentileInterval, type Interval } from './bootstrap.ts';
+import { bootstrapGenerator, BOOTSTRAP_PRNG_NAME, IndexSampler } from './index-sampler.ts';
+import { median } from './quantile.ts';
 
 export interface Stratum {
   /** Host key. */
@@ -82,7 +82,9 @@ export function stratifiedBootstrap(strata: readonly Stratum[], options: { resam
   const observedRatio = ordered.map((s) => median(s.candidate) / median(s.control));
   const observed = combine(observedDiff, observedRatio, w);
 
-  const prng = createPrng(options.seed);
+  const generator = bootstrapGenerator(options.seed);
+  const samplers = ordered.map((s) => new IndexSampler(generator, s.candidate.length));
+  const draws = ordered.map((s) => new Int32Array(s.candidate.length));
   const diffReplicates = new Float64Array(options.resamples);
   const ratioReplicates = new Float64Array(options.resamples);
   let ratioAlwaysDefined = observed.ratio !== null;
@@ -93,9 +95,11 @@ export function stratifiedBootstrap(strata: readonly Stratum[], options: { resam
     ordered.forEach((s, h) => {
       const n = s.candidate.length;
       const { c, k } = scratch[h]!;
+      const blocks = draws[h]!;
+      samplers[h]!.fill(blocks);
       // Whole blocks are drawn, the same index for both arms: the within-host pairing survives.
       for (let i = 0; i < n; i++) {
-        const block = prng.int(0, n - 1);
+        const block = blocks[i]!;
         c[i] = s.candidate[block]!;
         k[i] = s.control[block]!;
       }
@@ -119,6 +123,6 @@ export function stratifiedBootstrap(strata: readonly Stratum[], options: { resam
     strata: ordered.map((s, h) => ({ key: s.key, n_blocks: s.candidate.length, weight: w[h]!, difference: observedDiff[h]!, ratio: observedRatio[h]! })),
     resamples: options.resamples,
     seed: options.seed,
-    prng: PRNG_NAME,
+    prng: BOOTSTRAP_PRNG_NAME,
   };
 }
