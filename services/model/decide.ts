@@ -18,7 +18,7 @@ export type Reply =
   | { kind: 'tool' | 'submit'; toolName: string; arguments: string }
   | { kind: 'text' | 'side'; text: string }
   /** A scripted upstream failure (fault injection): HTTP `status` in the protocol's error shape. */
-  | { kind: 'fail'; status: number; message: string };
+  | { kind: 'fail'; status: number; message: string; retry: boolean };
 
 export type CallReply = Extract<Reply, { toolName: string }>;
 
@@ -98,7 +98,7 @@ export function decide(script: ModelScript, view: RequestView, pathTask: string 
   };
   if ('fail' in turn) {
     const message = turn.message ?? `scripted failure (script "${script.id}" task "${task.id}" turn ${index})`;
-    return { taskId: task.id, turn: index, reply: { kind: 'fail', status: turn.fail, message }, tokens: 0 };
+    return { taskId: task.id, turn: index, reply: { kind: 'fail', status: turn.fail, message, retry: turn.retry }, tokens: 0 };
   }
   if ('shell' in turn) {
     let call;

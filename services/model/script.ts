@@ -39,6 +39,8 @@ const FailTurnSchema = z
     /** Fault injection: answer with this HTTP status in the protocol's error shape, after base_ms in a slot (an upstream failing). */
     fail: z.number().int().min(400).max(599),
     message: z.string().optional(),
+    /** Sent as `x-should-retry` (honoured by the Anthropic and OpenAI SDKs): false by default, so a client fails at once instead of retrying with backoff (Claude Code retried a 503 for > 3 min). */
+    retry: z.boolean().default(false),
   })
   .strict();
 

@@ -273,7 +273,8 @@ export function createHandler(deps: HandlerDeps) {
       }
       entry.error = error.message;
       deps.log(`model service: ${category}: ${error.message}`);
-      reply(400, 'application/json', errorBody(protocol, category, error.message), { 'x-sandbench-error': category });
+      // a script mismatch is the same on every retry: tell the client's SDK not to retry
+      reply(400, 'application/json', errorBody(protocol, category, error.message), { 'x-sandbench-error': category, 'x-should-retry': 'false' });
       immediateTimes();
       return finish(category, 400);
     }
@@ -311,7 +312,7 @@ export function createHandler(deps: HandlerDeps) {
       entry.service_ms = msBetween(tStart, tEnd);
       stats.busySlotMs += entry.service_ms;
       entry.error = decision.reply.message;
-      if (!stop.signal.aborted) reply(decision.reply.status, 'application/json', errorBody(protocol, 'injected_error', decision.reply.message), { 'x-sandbench-error': 'injected_error' });
+      if (!stop.signal.aborted) reply(decision.reply.status, 'application/json', errorBody(protocol, 'injected_error', decision.reply.message), { 'x-sandbench-error': 'injected_error', 'x-should-retry': String(decision.reply.retry) });
       return finish(stop.signal.aborted ? (deps.closing.aborted ? 'service_closed' : 'client_closed') : 'injected_error', decision.reply.status);
     }
     try {

@@ -25,6 +25,7 @@ it('a fail turn answers its HTTP status in the protocol error shape after base_m
     const failed = await send(service.socketPath, 'POST', '/v1/messages', claudeRequest(2));
     expect(failed.status).toBe(503);
     expect(failed.headers['x-sandbench-error']).toBe('injected_error');
+    expect(failed.headers['x-should-retry']).toBe('false');
     expect(JSON.parse(failed.body)).toMatchObject({ type: 'error', error: { message: 'sandbench model service: overloaded (injected)', sandbench_category: 'injected_error' } });
     const { entries } = readModelJournal(service.journalPath);
     expect(entries[1]).toMatchObject({ status: 'injected_error', http_status: 503, reply: 'fail', turn: 1, tokens: 0, error: 'overloaded (injected)' });
