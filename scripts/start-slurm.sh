@@ -67,6 +67,9 @@ stop_pidfile() {
   done
 }
 
+# True when no job step runs on this machine (slurmstepd has no option naming its cluster).
+no_steps() { ! pgrep -x slurmstepd >/dev/null 2>&1; }
+
 # True when no slurmctld/slurmd of this cluster is alive.
 slurm_gone() {
   for pidfile in "$dir"/run/slurmctld.pid "$dir"/run/slurmd-*.pid; do
@@ -88,6 +91,9 @@ stop_cluster() {
       scancel $jobs 2>/dev/null || true
       wait_for 900 sh -c '[ -z "$(squeue -h -o %i 2>/dev/null)" ]' || log "jobs still listed after 90 s: $(squeue -h 2>&1 | head -5)"
     fi
+    # A job leaves squeue while its slurmstepd is still finishing (seen: ~1 s after the last job);
+    # stopping slurmd first would orphan it.
+    wait_for 300 no_steps || log "slurmstepd still running 30 s after the queue emptied: $(pgrep -a -x slurmstepd | tr '\n' ' ')"
   fi
   # `scontrol shutdown` stops slurmctld and every slurmd in about 2 s (SIGTERM one by one takes 5–10 s);
   # SIGTERM by pid file is the fallback for whatever it missed.
@@ -105,6 +111,7 @@ stop_cluster() {
     pid="$(pid_of "$pidfile")"
     alive "$pid" && remaining="$remaining $(basename "$pidfile" .pid)=$pid"
   done
+  wait_for 100 no_steps || true
   steps="$(pgrep -x slurmstepd 2>/dev/null | tr '\n' ' ' || true)"
   [ -z "$steps" ] || remaining="$remaining slurmstepd=$steps"
   [ -z "$remaining" ] || die "still running after --stop:$remaining (see $dir/log)"

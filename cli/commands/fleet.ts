@@ -35,6 +35,22 @@ function keyValue(value: string, previous: Record<string, string>): Record<strin
   return { ...previous, [match[1]!]: match[2]! };
 }
 
+/**
+ * The spec of a sharded campaign, checked for both engines: every shard gets at least one formal
+ * block, and too few warmup blocks (some hosts start cold) are said before anything is scheduled.
+ */
+function loadCampaign(specPath: string, shards: number) {
+  const loaded = loadSpec(specPath);
+  const spec = loaded.spec;
+  const experiment = EXPERIMENTS[spec.experiment];
+  if (!experiment) throw new UserError(`${specPath}: experiment: the "${spec.experiment}" kind is not available in this build`);
+  const plan = experiment.plan(spec);
+  const formalBlocks = new Set(plan.trials.filter((t) => !t.warmup).map((t) => t.block)).size;
+  if (shards > formalBlocks) throw new UserError(`--shards ${shards}: ${specPath} plans ${formalBlocks} blocks, so some shards would run nothing; use at most ${formalBlocks} shards or raise trials`);
+  if (spec.warmups < shards) process.stderr.write(`sandbench: warning: ${spec.warmups} warmup block(s) for ${shards} shards — shards ≥ ${spec.warmups} start cold on their host; set warmups ≥ shards in the spec\n`);
+  return { loaded, spec, experiment };
+}
+
 export function registerFleet(program: Command): void {
   const fleet = program.command('fleet').description('Run one campaign across a fleet of machines (Kubernetes Indexed Jobs or Slurm job arrays); docs/fleet.md');
   fleet
@@ -52,14 +68,7 @@ export function registerFleet(program: Command): void {
     .option('--retries <n>', 'pod retries per shard; each retry resumes the shard', nonNegativeInt('--retries'), 2)
     .option('--out <file>', 'write the manifest here instead of stdout')
     .action((specPath: string, flags: ManifestFlags) => {
-      const loaded = loadSpec(specPath);
-      const spec = loaded.spec;
-      const experiment = EXPERIMENTS[spec.experiment];
-      if (!experiment) throw new UserError(`${specPath}: experiment: the "${spec.experiment}" kind is not available in this build`);
-      const plan = experiment.plan(spec);
-      const formalBlocks = new Set(plan.trials.filter((t) => !t.warmup).map((t) => t.block)).size;
-      if (flags.shards > formalBlocks) throw new UserError(`--shards ${flags.shards}: ${specPath} plans ${formalBlocks} blocks, so some shards would run nothing; use at most ${formalBlocks} shards or raise trials`);
-      if (spec.warmups < flags.shards) process.stderr.write(`sandbench: warning: ${spec.warmups} warmup block(s) for ${flags.shards} shards — shards ≥ ${spec.warmups} start cold on their host; set warmups ≥ shards in the spec\n`);
+      const { loaded, spec, experiment } = loadCampaign(specPath, flags.shards);
       const name = flags.name ?? jobName(spec.name);
       if (!/^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$/.test(name)) throw new UserError(`--name ${name}: a Job name must be a DNS-1123 label of at most 52 characters (lower case, digits, '-')`);
       const needs = podNeeds(experiment.executorArms(spec).map((arm) => arm.backend as never), spec.controls);
@@ -125,20 +134,13 @@ function registerSlurm(fleet: Command): void {
     .option('--command <cmd>', 'how nodes start sandbench (default: this node binary and checkout)')
     .option('--submit', 'submit the array and the merge job (sbatch) and print their job ids')
     .action(async (specPath: string, flags: SlurmFlags) => {
-      const loaded = loadSpec(specPath);
-      const spec = loaded.spec;
-      const experiment = EXPERIMENTS[spec.experiment];
-      if (!experiment) throw new UserError(`${specPath}: experiment: the "${spec.experiment}" kind is not available in this build`);
-      const plan = experiment.plan(spec);
-      const formalBlocks = new Set(plan.trials.filter((t) => !t.warmup).map((t) => t.block)).size;
-      if (flags.shards > formalBlocks) throw new UserError(`--shards ${flags.shards}: ${specPath} plans ${formalBlocks} blocks, so some shards would run nothing; use at most ${formalBlocks} shards or raise trials`);
+      const { loaded, spec, experiment } = loadCampaign(specPath, flags.shards);
       const warn = (message: string) => process.stderr.write(`sandbench: warning: ${message}\n`);
-      if (spec.warmups < flags.shards) warn(`${spec.warmups} warmup block(s) for ${flags.shards} shards — shards ≥ ${spec.warmups} start cold on their host; set warmups ≥ shards in the spec`);
       const exclusive = flags.exclusive !== false;
       if (!exclusive) warn('--no-exclusive: other jobs may run on a shard\'s node at the same time, and their load enters its timings; keep nodes exclusive for measurements you publish');
       const needs = podNeeds(experiment.executorArms(spec).map((arm) => arm.backend as never), spec.controls);
       const rootOnly = [...needs.privileged, ...needs.namespaces];
-      if (rootOnly.length > 0 && process.getuid?.() !== 0) warn(`the tasks run as you (${process.env.USER ?? 'this user'}), not root: ${rootOnly.join('; ')} — these need root or the node's delegation (docs/fleet.md)`);
+      if (rootOnly.length > 0 && process.getuid?.() !== 0) warn(`the tasks run as you (${process.env.USER ?? 'this user'}), not root: ${rootOnly.join('; ')} — these may need root on the nodes (docs/fleet.md, section 3, says what each backend needs under Slurm)`);
       const name = flags.name ?? slurmJobName(spec.name);
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new UserError(`--name ${name}: a Slurm job name here is 1–64 letters, digits, '_', '.', '-'`);
       const resultsDir = resolve(flags.results ?? join('runs', `fleet-${spec.name.replace(/[^A-Za-z0-9_.-]+/g, '-')}`));
