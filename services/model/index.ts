@@ -18,8 +18,9 @@
  *   await service.close() // stops both listeners, ends open streams, fsyncs and closes the journal, removes the socket
  *
  * Same config and interface in a child process: startModelServiceProcess (process.ts), for kinds
- * whose event loop is busy — co-located work delays the service's timers (bench: median
- * service-time overshoot 7.6 ms in-process vs 1.2 ms in its own process at load ~35 on 2 cores).
+ * whose event loop is busy — co-located work delays the service's timers. Bench (n=180 replies
+ * each, 2 shared cores): median service-time overshoot in-process 7.6 ms vs own process 1.2 ms
+ * at load ~35; 10.3 vs 7.8 ms (priority −10: 10.3) at load ~75, where the run queue dominates.
  * Its stats() come from the journal (active/queued null); it exits if its parent dies.
  *
  * Reaching it: a client's base URL is http://127.0.0.1:PORT (host, or the in-sandbox forwarder

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { MODEL_JOURNAL_FILE, MODEL_SOCKET_NAME, ModelServiceConfigError, type ModelService, type ModelServiceConfig } from './index.ts';
@@ -16,7 +16,16 @@ import { loadModelScript } from './script.ts';
 // from PROJECT_ROOT, not import.meta.url: in the bundled dist/ CLI this module lives in dist/
 const ENTRY = join(PROJECT_ROOT, 'services', 'model', 'serve-process.ts');
 
-export async function startModelServiceProcess(config: Omit<ModelServiceConfig, 'log'> & { log?: (line: string) => void }): Promise<ModelService> {
+export interface ModelServiceProcessConfig extends ModelServiceConfig {
+  /**
+   * Scheduling priority of the service process (os.setPriority: −20 highest … 19). A raised priority
+   * keeps a loaded machine's run queue from stretching the controlled service time; the service
+   * itself needs little CPU. Lowering below 0 needs root (CAP_SYS_NICE); refused otherwise.
+   */
+  priority?: number;
+}
+
+export async function startModelServiceProcess(config: ModelServiceProcessConfig): Promise<ModelService> {
   // validate here, so a bad script is the same clear error as in-process, before anything is spawned
   const script = typeof config.script === 'string' ? loadModelScript(config.script) : config.script;
   if (!config.socketPath && !config.socketDir) throw new ModelServiceConfigError('model service: give socketDir (the run directory) or socketPath');
@@ -29,6 +38,15 @@ export async function startModelServiceProcess(config: Omit<ModelServiceConfig, 
   const args = { script: scriptPath, socketPath, port: config.port, slots, baseMs: config.baseMs ?? 0, perTokenMs: config.perTokenMs ?? 0, journalPath };
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const startedNs = process.hrtime.bigint();
+  if (config.priority !== undefined) {
+    try {
+      setPriority(child.pid!, config.priority);
+    } catch (error) {
+      child.kill('SIGKILL');
+      rmSync(scratch, { recursive: true, force: true });
+      throw new ModelServiceConfigError(`model service priority ${config.priority}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (below 0 needs root or CAP_SYS_NICE)`);
+    }
+  }
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -1,9 +1,10 @@
 /**
  * Entry of a model service in its own process (startModelServiceProcess): the harness's own work
- * (C sandboxes' output, analysis) then cannot delay the service's timers. Measured on the 2-core
- * machine at load ~35: median service-time overshoot 1.2 ms in its own process vs 7.6 ms sharing
- * the clients' event loop (`npm run bench -- model`). It exits when its parent goes away (stdin
- * closes), so a harness killed with -9 leaves no service behind.
+ * (C sandboxes' output, analysis) then cannot delay the service's timers. Measured on the shared
+ * 2-core machine (`npm run bench -- model`, n=180 replies each): median service-time overshoot
+ * 1.2 ms in its own process vs 7.6 ms sharing the clients' event loop at load ~35; at load ~75 the
+ * run queue dominates (7.8 vs 10.3 ms). It exits when its parent goes away (stdin closes), so a
+ * harness killed with -9 leaves no service behind.
  *   argv[2]: JSON {script (path), socketPath, port?, slots, baseMs, perTokenMs, journalPath}
  *   prints:  MODEL_SERVICE_READY {"socket", "port", "journal"}
  */
