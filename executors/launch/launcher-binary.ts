@@ -10,10 +10,11 @@
  */
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 
-export const LAUNCHER_SOURCE = fileURLToPath(new URL('../../launcher/sandbench-launch.c', import.meta.url));
+// From the project root, not this module's URL: the bundled CLI (dist/) runs this code from elsewhere.
+export const LAUNCHER_SOURCE = join(PROJECT_ROOT, 'launcher', 'sandbench-launch.c');
 export const LAUNCHER_BUILD = join(dirname(LAUNCHER_SOURCE), 'build', 'sandbench-launch');
 export const CFLAGS = ['-O2', '-Wall', '-std=gnu11'];
 
