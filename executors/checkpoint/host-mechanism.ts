@@ -103,7 +103,7 @@ export function createHostCheckpoint(variant: string | null = null): CheckpointM
       const tracked = resources.get(trial.trialId);
       resources.delete(trial.trialId);
       const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true });
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       if (errors.length > 0) throw new Error(`host checkpoint cleanup: ${errors.join('; ')}`);
     },
     async teardown() {},

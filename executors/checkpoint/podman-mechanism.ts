@@ -183,7 +183,7 @@ export function createPodmanCheckpoint(variant: string | null = null): Checkpoin
       resources.delete(trial.trialId);
       for (const key of [...sandboxes.keys()].filter((k) => k.startsWith(`${trial.trialId}/`))) sandboxes.delete(key);
       const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true });
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       if (errors.length > 0) throw new Error(`podman checkpoint cleanup: ${errors.join('; ')}`);
     },
     async teardown() {},

@@ -88,10 +88,11 @@ export function createPvisorCheckpoint(variant: string | null = null): Checkpoin
     },
     async checkpoint(trial, parent): Promise<CheckpointImage> {
       await stopParent(parent);
-      // The ended job's owner may still hold the Job lock for a moment ("Job operation already in progress").
+      // The ended job's owner may hold the Job for a while ("Job operation already in progress",
+      // "Job owner still holds stage; persistent checkpoint mutation refused"): retry for up to 20 s.
       let result = await execa('pvisor', ['checkpoint', 'create', parentStage(trial), '--json'], { reject: false, timeout: trial.timeoutMs });
-      for (let attempt = 0; attempt < 100 && result.exitCode !== 0 && /already in progress/.test(result.stderr); attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let attempt = 0; attempt < 400 && result.exitCode !== 0 && /already in progress|still holds stage/.test(result.stderr); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
         result = await execa('pvisor', ['checkpoint', 'create', parentStage(trial), '--json'], { reject: false, timeout: trial.timeoutMs });
       }
       if (result.exitCode !== 0) throw new Error(`pvisor checkpoint create: ${pvisorError(result.stderr)}`);
@@ -129,7 +130,7 @@ export function createPvisorCheckpoint(variant: string | null = null): Checkpoin
       images.delete(trial.trialId);
       queues.delete(trial.trialId);
       const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true });
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       if (errors.length > 0) throw new Error(`pvisor checkpoint cleanup: ${errors.join('; ')}`);
     },
     async teardown() {},

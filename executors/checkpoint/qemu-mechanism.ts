@@ -216,7 +216,7 @@ export function createQemuCheckpoint(backend: Extract<BackendName, 'qemu-microvm
       parents.delete(trial.trialId);
       for (const key of [...children.keys()].filter((k) => k.startsWith(`${trial.trialId}/`))) children.delete(key);
       const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true });
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       if (errors.length > 0) throw new Error(`${backend} checkpoint cleanup: ${errors.join('; ')}`);
     },
     async teardown() {},

@@ -80,7 +80,7 @@ export function createStagedCheckpoint(variant: string | null = null): Checkpoin
       const tracked = resources.get(trial.trialId);
       resources.delete(trial.trialId);
       const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true });
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       if (errors.length > 0) throw new Error(`staged checkpoint cleanup: ${errors.join('; ')}`);
     },
     async teardown() {},

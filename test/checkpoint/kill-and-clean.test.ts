@@ -1,0 +1,41 @@
+/**
+ * A harness killed with -9 while checkpoint children are alive: `sandbench clean --run <id>` must
+ * remove every container, process, checkpoint image and frozen layer it left (real podman + CRIU
+ * and staged). ~40 s.
+ */
+import { existsSync } from 'node:fs';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, runScratchDir, stateDir } from '../../harness/state-dir.ts';
+import { sandbench } from '../support/cli.ts';
+import { leftoversOf } from '../support/leftovers.ts';
+import { processesWithRunId } from './checkpoint-context.ts';
+
+describe('checkpoint leftovers after kill -9', () => {
+  it('clean removes podman children and parent, relays, exports and staged frozen layers', async () => {
+    const holder = execa('node', ['--import', 'tsx', 'test/checkpoint/hold-children.mts', 'podman', 'staged'], { cwd: PROJECT_ROOT, reject: false, buffer: false, stdout: 'pipe', stderr: 'inherit' });
+    const runId = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      holder.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const match = /HELD (\S+)/.exec(text);
+        if (match) resolve(match[1]!);
+      });
+      void holder.then(() => reject(new Error(`holder exited before HELD: ${text}`)));
+    });
+    const before = await leftoversOf(runId);
+    expect(before.some((line) => line.startsWith('podman container:'))).toBe(true);
+    expect(existsSync(runScratchDir(stateDir(), runId))).toBe(true);
+    // The harness dies without any cleanup.
+    process.kill(holder.pid!, 'SIGKILL');
+    await holder;
+    const dry = await sandbench(['clean', '--dry-run', '--run', runId]);
+    expect(dry.stdout).toMatch(/container podman\//);
+    const clean = await sandbench(['clean', '--run', runId]);
+    expect(clean.code).toBe(0);
+    // Relays exit at end of input once their harness is gone; give them a moment.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await leftoversOf(runId)).toEqual([]);
+    expect(processesWithRunId(runId)).toEqual([]);
+  }, 240_000);
+});
