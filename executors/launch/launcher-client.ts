@@ -25,8 +25,8 @@ type LaunchEvent = Extract<LauncherEvent, { type: 'spawned' | 'spawn-failed' | '
 
 export interface LaunchHandlers {
   onEvent(event: LaunchEvent): void;
-  /** The launcher died before this launch exited; its tree has been killed. */
-  onLauncherDeath(reason: string): void;
+  /** The launcher died before this launch exited (its tree has been killed), or before it was sent (`sent` false). */
+  onLauncherDeath(reason: string, sent: boolean): void;
 }
 
 export interface LaunchedProcess {
@@ -192,7 +192,7 @@ export class LauncherClient {
         }
       }
       launched.done = true;
-      handlers.onLauncherDeath(reason);
+      handlers.onLauncherDeath(reason, true);
     }
     this.launches.clear();
     for (const pending of this.barriers.values()) pending.reject(new Error(`sandbench-launch died: ${reason}`));
@@ -224,7 +224,7 @@ export class LauncherClient {
     };
     if (!this.alive) {
       launched.done = true;
-      queueMicrotask(() => handlers.onLauncherDeath(`it died earlier in this run: ${this.deathReason}`));
+      queueMicrotask(() => handlers.onLauncherDeath(`it died earlier in this run: ${this.deathReason}`, false));
       return launched;
     }
     const frame = encodeSpawn(id, request);

@@ -81,13 +81,15 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
           }
         }
       },
-      onLauncherDeath(reason) {
+      onLauncherDeath(reason, sent) {
         finish({
           exitCode: null,
           signal: null,
           timedOut,
           tExitNs: process.hrtime.bigint(),
-          infraFailure: { category: 'recording_failed', reason: `sandbench-launch died (${reason}); the trial's process group was killed and its timing is lost` },
+          infraFailure: sent
+            ? { category: 'recording_failed', reason: `sandbench-launch died (${reason}); the trial's process group was killed and its timing is lost` }
+            : { category: 'recording_failed', reason: `not launched: sandbench-launch ${reason} (one run never switches timing paths)` },
         });
       },
     },

@@ -69,7 +69,7 @@ describe('launcher lifecycle', () => {
     expect(client.alive).toBe(false);
     const later = spawnWithLauncher(client, { argv: ['true'], env: { PATH }, clearEnv: true, stdin: 'none', timeoutMs: 10_000 }, timing);
     const laterExit = await later.exit;
-    expect(laterExit.infraFailure?.reason).toMatch(/died earlier in this run/);
+    expect(laterExit.infraFailure?.reason).toMatch(/not launched: sandbench-launch it died earlier in this run/);
   });
 
   it('EOF on its stdin (the harness exited) makes the launcher kill what it runs and exit', async () => {
