@@ -148,6 +148,8 @@ function mergeScript(options: SlurmScriptOptions): string {
     `# sandbench fleet slurm: merge of ${options.name}'s ${options.shards} shard bundle(s); submit after the array with`,
     '#   sbatch --dependency=afterok:<array job id> --kill-on-invalid-dep=yes <this file>',
     `#SBATCH --job-name=${options.name}-merge`,
+    // Said here too, so a merge resubmitted by hand is cancelled rather than left pending forever.
+    '#SBATCH --kill-on-invalid-dep=yes',
     ...commonDirectives(options),
     `#SBATCH --output=${options.resultsDir}/${LOG_DIR}/${options.name}-merge-%j.out`,
     ...preamble(options),
