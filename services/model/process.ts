@@ -69,8 +69,10 @@ export async function startModelServiceProcess(config: ModelServiceProcessConfig
     });
   } catch (error) {
     child.kill('SIGKILL');
-    rmSync(scratch, { recursive: true, force: true });
     throw error;
+  } finally {
+    // the child has read the script once it is ready: nothing is left even if this process is killed later
+    rmSync(scratch, { recursive: true, force: true });
   }
   let closed: Promise<void> | null = null;
   return {
@@ -85,7 +87,6 @@ export async function startModelServiceProcess(config: ModelServiceProcessConfig
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         await exited;
         clearTimeout(timer);
-        rmSync(scratch, { recursive: true, force: true });
       })();
       return closed;
     },

@@ -3,7 +3,7 @@
  * orphan when the parent is killed with -9 (the child exits when its stdin closes).
  */
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -60,4 +60,6 @@ it('exits when its parent is killed with -9, removing its socket', async () => {
   const deadline = Date.now() + 20_000;
   while (existsSync(socket) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(existsSync(socket)).toBe(false);
+  // nor its temporary copy of the script
+  expect(readdirSync(tmpdir()).filter((name) => name.startsWith('sandbench-model-script-'))).toEqual([]);
 });
