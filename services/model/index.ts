@@ -59,7 +59,7 @@ export { startModelServiceProcess } from './process.ts';
 export { scriptedTurnsProblem, statsFromJournal, summarizeAttempts, type AttemptTraffic } from './journal-summary.ts';
 
 export const MODEL_SOCKET_NAME = 'model.sock';
-/** The journal's file name in a bundle; the bundle layout lists it too (harness/bundle/layout.ts BUNDLE_FILES.modelJournal). */
+/** The journal's file name in a bundle; the bundle layout lists it too (harness/bundle/layout.ts BUNDLE_FILES.modelJournal; a test checks they agree). */
 export const MODEL_JOURNAL_FILE = 'model-journal.jsonl';
 /** Where sandboxes see the bind-mounted socket, and the forwarder's default port. */
 export const SANDBOX_SOCKET_PATH = '/run/sandbench/model.sock';

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BUNDLE_FILES } from '../../../harness/bundle-layout.ts';
+import { BUNDLE_FILES } from '../../../harness/bundle/layout.ts';
 import { MODEL_JOURNAL_FILE, parseModelScript, readModelJournal, scriptedTurnsProblem, startModelService, summarizeAttempts } from '../../../services/model/index.ts';
 import { claudeRequest, piRequest } from './cli-requests.ts';
 import { send } from './client.ts';
