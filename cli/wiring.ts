@@ -16,7 +16,7 @@ export async function reportRenderer(): Promise<ReportRenderer> {
   const [{ writeReport }, { writeFleetReport }] = await Promise.all([import('../reports/index.ts'), import('../reports/fleet/fleet-report.ts')]);
   return (analyzed) => {
     writeFleetReport(analyzed.dir);
-    writeReport(analyzed.dir);
+    writeReport(analyzed);
   };
 }
 

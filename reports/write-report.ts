@@ -1,11 +1,11 @@
 /**
- * `report.html` and `report.md` of a finished bundle. Reads the bundle only (journal, CSVs,
- * environment); rendering is deterministic, so writing twice gives identical bytes.
+ * `report.html` and `report.md` of an analysed bundle: renderings of its BundleAnalysis (the same
+ * object the CSVs are written from). Deterministic, so writing twice gives identical bytes.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLE_FILES } from '../harness/bundle-layout.ts';
-import { readBundle, type Bundle } from './bundle/read-bundle.ts';
+import { BUNDLE_FILES } from '../harness/bundle/layout.ts';
+import type { AnalyzedBundle } from '../harness/analyze/index.ts';
 import { MAX_PLOTTED_METRICS, plottedMetrics, renderPlots, reportPlotDefinitions, type RenderedPlot } from './plots/report-plots.ts';
 import { htmlDocument, type HtmlBlock } from './render/html.ts';
 import { mdDetails, mdTable } from './render/markdown.ts';
@@ -32,7 +32,7 @@ export function renderReportHtml(model: ReportModel, plots: readonly RenderedPlo
   blocks.push({ kind: 'heading', text: 'Results' }, { kind: 'table', table: t.headline });
   if (t.comparisons) blocks.push({ kind: 'table', table: t.comparisons });
   blocks.push({ kind: 'table', table: t.failures });
-  if (t.density) blocks.push({ kind: 'table', table: t.density });
+  for (const table of t.kind) blocks.push({ kind: 'table', table });
   blocks.push({ kind: 'heading', text: 'Plots' });
   for (const plot of plots) blocks.push({ kind: 'plot', plot });
   const notPlotted = model.metrics.filter((m) => !plotted.includes(m));
@@ -51,8 +51,8 @@ export function renderReportMarkdown(model: ReportModel): string {
   const parts = [`## ${model.title}`, '', mdTable(t.headline), ''];
   if (t.comparisons) parts.push(mdTable(t.comparisons), '');
   parts.push(mdTable(t.failures), '');
-  if (t.density) parts.push(mdTable(t.density), '');
-  parts.push(`_${metaLine(model)}. Plots (ECDF, drift, comparison forest${t.density ? ', capacity' : ''}) are in report.html._`, '');
+  for (const table of t.kind) parts.push(mdTable(table), '');
+  parts.push(`_${metaLine(model)}. Plots (ECDF, drift, comparison forest${model.kindCharts.length > 0 ? `, ${model.kindCharts.join(', ')}` : ''}) are in report.html._`, '');
   if (model.warnings.length > 0) parts.push('**Warnings**', '', ...model.warnings.map((w) => `- ${w}`), '');
   const details = [
     ...model.methods.map((m) => `- ${m}`),
@@ -66,17 +66,17 @@ export function renderReportMarkdown(model: ReportModel): string {
   return parts.join('\n');
 }
 
-export function renderBundleReport(bundle: Bundle): { html: string; markdown: string } {
-  const model = buildReportModel(bundle);
-  const plots = renderPlots(reportPlotDefinitions(bundle, model));
-  return { html: renderReportHtml(model, plots, plottedMetrics(bundle, model)), markdown: renderReportMarkdown(model) };
+export function renderBundleReport(analyzed: AnalyzedBundle): { html: string; markdown: string } {
+  const model = buildReportModel(analyzed);
+  const plots = renderPlots(reportPlotDefinitions(analyzed.analysis, model));
+  return { html: renderReportHtml(model, plots, plottedMetrics(analyzed.analysis, model)), markdown: renderReportMarkdown(model) };
 }
 
 /** Writes report.html and report.md into the bundle directory (synchronously: `run` hashes the bundle right after). Returns their paths. */
-export function writeReport(bundleDir: string): { html: string; markdown: string } {
-  const { html, markdown } = renderBundleReport(readBundle(bundleDir));
-  const htmlPath = join(bundleDir, BUNDLE_FILES.reportHtml);
-  const markdownPath = join(bundleDir, BUNDLE_FILES.reportMd);
+export function writeReport(analyzed: AnalyzedBundle): { html: string; markdown: string } {
+  const { html, markdown } = renderBundleReport(analyzed);
+  const htmlPath = join(analyzed.dir, BUNDLE_FILES.reportHtml);
+  const markdownPath = join(analyzed.dir, BUNDLE_FILES.reportMd);
   writeFileSync(htmlPath, html);
   writeFileSync(markdownPath, markdown);
   return { html: htmlPath, markdown: markdownPath };

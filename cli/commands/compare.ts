@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { basename, dirname, join, resolve } from 'node:path';
-import { readBundle } from '../../reports/bundle/read-bundle.ts';
+import { analyzedBundle } from '../kinds.ts';
 import { compareBundles } from '../../reports/compare/bundle-comparison.ts';
 import { comparabilityLines, comparisonTableOf, formatTextTable, writeComparison } from '../../reports/compare/compare-output.ts';
 import { UserError } from '../../harness/errors.ts';
@@ -14,9 +14,9 @@ export function registerCompare(program: Command): void {
     .option('--out <dir>', 'where to write comparison.csv and the small report (default: <candidate>-vs-<baseline> beside the candidate; a bundle itself is never modified, so it still verifies)')
     .option('--metric <names>', 'comma-separated metrics to compare (default: every metric)')
     .option('--allow-env-mismatch', 'compare even when CPU model, kernel, backend versions, image digest or controls differ (adds a comparability warning)')
-    .action((baselineDir: string, candidateDir: string, options: { out?: string; metric?: string; allowEnvMismatch?: boolean }) => {
-      const baseline = readBundle(baselineDir);
-      const candidate = readBundle(candidateDir);
+    .action(async (baselineDir: string, candidateDir: string, options: { out?: string; metric?: string; allowEnvMismatch?: boolean }) => {
+      const baseline = await analyzedBundle(baselineDir);
+      const candidate = await analyzedBundle(candidateDir);
       const metrics = options.metric?.split(',').map((m) => m.trim()).filter(Boolean);
       const comparison = compareBundles(baseline, candidate, { metrics });
       if (comparison.env.differences.length > 0 && !options.allowEnvMismatch) {

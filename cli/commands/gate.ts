@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readBundle } from '../../reports/bundle/read-bundle.ts';
+import { analyzedBundle } from '../kinds.ts';
 import { splitBlocks } from '../../reports/gate/aa-split.ts';
 import { gateBundles, type GateOptions } from '../../reports/gate/gate.ts';
 import { gateText, writeGateReport } from '../../reports/gate/gate-output.ts';
@@ -52,17 +52,17 @@ export function registerGate(program: Command): void {
     .option('--aa', "A/A: gate the bundle's first half of blocks against its second half (this host's false-regression rate)")
     .option('--allow-env-mismatch', 'do not refuse when the environments differ (warning only)')
     .option('--out <dir>', 'also write gate.csv, gate.md and gate.html (forest plot with the pass band) here')
-    .action((baselineDir: string, candidateDir: string | undefined, options: GateCliOptions) => {
+    .action(async (baselineDir: string, candidateDir: string | undefined, options: GateCliOptions) => {
       const gate = gateOptions(options);
       let result;
       if (options.aa) {
         if (candidateDir) throw new UserError('--aa takes one bundle (it is split into halves); drop the second bundle argument');
-        const bundle = readBundle(baselineDir);
+        const bundle = await analyzedBundle(baselineDir);
         const { first, second } = splitBlocks(bundle);
         result = gateBundles(first, second, { ...gate, aaSource: bundle });
       } else {
         if (!candidateDir) throw new UserError('gate needs <baseline> <candidate> (or one bundle with --aa)');
-        result = gateBundles(readBundle(baselineDir), readBundle(candidateDir), gate);
+        result = gateBundles(await analyzedBundle(baselineDir), await analyzedBundle(candidateDir), gate);
       }
       process.stdout.write(gateText(result));
       if (options.out) process.stdout.write(`wrote ${writeGateReport(result, options.out).join(', ')}\n`);

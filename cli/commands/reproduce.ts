@@ -1,15 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
-import { analyzeBundle, AnalysisInputError } from '../../harness/analyze/index.ts';
-import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
+import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
-import { readBundle } from '../../reports/bundle/read-bundle.ts';
 import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../reports/reproduce/published.ts';
 import { reproduce } from '../../reports/reproduce/reproduce.ts';
 import { reproductionText, writeReproduction } from '../../reports/reproduce/reproduce-output.ts';
 import { UserError } from '../../harness/errors.ts';
-import { kindCatalog } from '../kinds.ts';
+import { analyzedBundle } from '../kinds.ts';
 
 export function registerReproduce(program: Command): void {
   program
@@ -20,16 +18,10 @@ export function registerReproduce(program: Command): void {
     .option('--mapping <json>', 'join mapping (default: <published>-mapping.json)')
     .option('--out <dir>', 'where to write reproduction.csv, reproduction-orderings.csv and reproduction.md (default: the bundle)')
     .action(async (bundleDir: string, options: { published: string; mapping?: string; out?: string }) => {
-      if (existsSync(join(bundleDir, BUNDLE_FILES.resolvedSpec)) && !existsSync(join(bundleDir, BUNDLE_FILES.evidence))) {
-        try {
-          analyzeBundle(bundleDir, await kindCatalog());
-          process.stderr.write(`${bundleDir}: evidence.csv was missing; analysed the journal first\n`);
-        } catch (error) {
-          if (error instanceof AnalysisInputError) throw new UserError(error.message);
-          throw error;
-        }
-      }
-      const bundle = readBundle(bundleDir);
+      // Reproduce renders the bundle's analysis; a copied bundle without its CSVs gets them written first.
+      const missing = existsSync(join(bundleDir, BUNDLE_FILES.resolvedSpec)) && !existsSync(join(bundleDir, BUNDLE_FILES.evidence));
+      const bundle = await analyzedBundle(bundleDir, { write: missing });
+      if (missing) process.stderr.write(`${bundleDir}: evidence.csv was missing; analysed the journal first\n`);
       const published = readPublished(options.published);
       const mapping = readMapping(options.mapping ?? mappingPathFor(options.published));
       const result = reproduce(bundle, published, mapping);

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import type { SpecOverrides } from '../../harness/spec/resolve-spec.ts';
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSpec } from '../../harness/run/run-spec.ts';
 import { runWiring } from '../wiring.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
-import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
-import { formatSummaryTable } from '../summary-table.ts';
+import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
+import { terminalSummary } from '../../reports/render/terminal-summary.ts';
+import { analyzedBundle } from '../kinds.ts';
 import { parseShard, type ShardSelector } from '../../harness/fleet/shard-plan.ts';
 
 /** The spec overrides plus the options that only steer the run. */
@@ -46,7 +47,8 @@ export function registerRun(program: Command): void {
         wiring: await runWiring(),
       });
       const summaryPath = join(result.bundleDir, BUNDLE_FILES.summary);
-      if (existsSync(summaryPath)) process.stdout.write(`${formatSummaryTable(readFileSync(summaryPath, 'utf8'))}\n`);
+      // Headline first, rendered from the bundle's analysis (the numbers of summary.csv and comparisons.csv).
+      if (existsSync(summaryPath)) process.stdout.write(`${terminalSummary(await analyzedBundle(result.bundleDir))}\n`);
       process.stdout.write(`bundle: ${result.bundleDir}\n`);
       if (result.interruptedBy) process.exitCode = EXIT_ON_SIGNAL[result.interruptedBy] ?? 1;
     });

@@ -74,3 +74,34 @@ export function summaryOf(analysis: BundleAnalysis, arm: string, metric: string)
 export function dataOf(analysis: BundleAnalysis, arm: string, metric: string): ArmMetricData | undefined {
   return analysis.data.find((d) => d.arm === arm && d.metric === metric);
 }
+
+/** One valid observation of an arm, for plots and cross-run comparisons. */
+export interface ArmSample {
+  arm: string;
+  block: number;
+  position: number;
+  value: number;
+}
+
+/** The valid observations of one metric (of one arm, or of every arm), in schedule order. */
+export function samplesOf(analysis: BundleAnalysis, metric: string, arm?: string): ArmSample[] {
+  return analysis.data
+    .filter((d) => d.metric === metric && (arm === undefined || d.arm === arm))
+    .flatMap((d) => d.observations.map((o) => ({ arm: d.arm, block: Number(o.block), position: o.position, value: o.value })))
+    .sort((a, b) => a.position - b.position);
+}
+
+/** An arm's formal trials by outcome; zero counts for an arm the analysis does not have. */
+export function trialsOf(analysis: BundleAnalysis, arm: string): ArmTrials {
+  return analysis.trials.find((t) => t.arm === arm) ?? { arm, planned: 0, ok: 0, failed: 0, byCategory: {}, infrastructure: 0, task: 0 };
+}
+
+/** Arms with at least one formal trial, in report order. */
+export function armsWithTrials(analysis: BundleAnalysis): string[] {
+  return analysis.trials.filter((t) => t.planned > 0).map((t) => t.arm);
+}
+
+/** Metrics some arm has a valid observation of, in the analysis's order. */
+export function metricsWithSamples(analysis: BundleAnalysis): string[] {
+  return analysis.metrics.filter((m) => analysis.data.some((d) => d.metric === m && d.observations.length > 0));
+}

@@ -3,7 +3,7 @@
  * lookup here is defensive) and the comparability fingerprint compare and gate check: CPU model,
  * kernel, backend versions, image digest and controls. Two bundles are comparable only when these agree.
  */
-import type { Bundle } from './read-bundle.ts';
+import type { Bundle } from '../../harness/bundle/read.ts';
 
 type Json = unknown;
 

@@ -5,10 +5,11 @@
  */
 import { compareMedians, median, type MedianComparison } from '../../harness/stats/index.ts';
 import { bundleBackends, compareFingerprints, fingerprint, type FingerprintCheck } from '../bundle/environment.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
-import { armCounts, armOrder, formalTrials, groupLabel, metricNames, metricUnit, samplesFor, type ArmCounts } from '../bundle/samples.ts';
+import { armsWithTrials, metricsWithSamples, samplesOf, trialsOf, unitOf, type AnalyzedBundle, type ArmTrials } from '../../harness/analyze/index.ts';
 
-export interface SideStats extends ArmCounts {
+type Bundle = AnalyzedBundle;
+
+export interface SideStats extends ArmTrials {
   values: number[];
   median: number | null;
 }
@@ -38,8 +39,8 @@ export interface BundleComparison {
 }
 
 function side(bundle: Bundle, arm: string, metric: string): SideStats {
-  const values = samplesFor(bundle.journal, metric, arm).map((s) => s.value);
-  return { ...armCounts(bundle.journal, arm), values, median: values.length > 0 ? median(values) : null };
+  const values = samplesOf(bundle.analysis, metric, arm).map((s) => s.value);
+  return { ...trialsOf(bundle.analysis, arm), values, median: values.length > 0 ? median(values) : null };
 }
 
 export interface CompareOptions {
@@ -50,10 +51,9 @@ export interface CompareOptions {
   arms?: readonly string[];
 }
 
-/** Arms (density: cells) with at least one formal trial in the journal; kinds whose trials use their own arms (lazy-image: full:cold...) are covered too. */
+/** Arms (density: cells, as the kind groups them) with at least one formal trial, in the analysis's order. */
 export function armsOf(bundle: Bundle): string[] {
-  const recorded = new Set(formalTrials(bundle.journal).map(groupLabel));
-  return armOrder(bundle.resolved.spec.arms, bundle.journal).filter((a) => recorded.has(a));
+  return armsWithTrials(bundle.analysis);
 }
 
 export function compareBundles(baseline: Bundle, candidate: Bundle, options: CompareOptions = {}): BundleComparison {
@@ -61,8 +61,8 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
   const candArms = armsOf(candidate);
   const wantedArm = (a: string) => !options.arms || options.arms.includes(a);
   const sharedArms = baseArms.filter((a) => candArms.includes(a) && wantedArm(a));
-  const baseMetrics = metricNames(baseline.journal);
-  const candMetrics = metricNames(candidate.journal);
+  const baseMetrics = metricsWithSamples(baseline.analysis);
+  const candMetrics = metricsWithSamples(candidate.analysis);
   const metrics = options.metrics ? [...options.metrics] : [...new Set([...baseMetrics, ...candMetrics])].sort();
   const resamples = options.resamples ?? candidate.resolved.spec.resamples ?? 5000;
   const rows: ArmMetricComparison[] = [];
@@ -84,7 +84,7 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
             { candidate: c.values, control: b.values, paired: false, resamples, seedId: `${baseline.resolved.run_id}:${candidate.resolved.run_id}:${metric}:${arm}` },
             { underpoweredFraction: candidate.resolved.spec.underpowered_fraction },
           );
-      rows.push({ arm, metric, unit: metricUnit(metric), baseline: b, candidate: c, result, missing });
+      rows.push({ arm, metric, unit: unitOf(metric), baseline: b, candidate: c, result, missing });
     }
   }
   // Versions matter for the backends both runs exercised; an arm only one bundle has is reported as unmatched, not as an environment difference.

@@ -1,7 +1,7 @@
 /** Renders a bundle comparison: comparison.csv (full precision), a printed table, and a small HTML/markdown report. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv } from '../bundle/csv.ts';
+import { toCsv } from '../../harness/bundle/csv.ts';
 import { forestSpec } from '../plots/plot-specs.ts';
 import { renderVegaLite } from '../plots/render-svg.ts';
 import { fmt, fmtInterval, fmtRatio } from '../render/format.ts';
@@ -86,12 +86,8 @@ export function comparisonTableOf(comparison: BundleComparison): Table {
   };
 }
 
-/** Plain-text aligned table for the terminal. */
-export function formatTextTable(table: Table): string {
-  const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(table.header), line(widths.map((w) => '-'.repeat(w))), ...table.rows.map(line)].join('\n');
-}
+/** Plain-text aligned table for the terminal: harness's one Table text renderer. */
+export { textTable as formatTextTable } from '../../harness/analyze/table.ts';
 
 export function comparabilityLines(comparison: BundleComparison): string[] {
   const lines = comparison.env.differences.map((d) => `environment differs on ${d.key}: baseline ${d.baseline ?? '(not recorded)'} vs candidate ${d.candidate ?? '(not recorded)'}`);

@@ -1,7 +1,7 @@
 /** What the gate prints and (with --out) writes: gate.csv, gate.md and gate.html with the forest plot and the threshold band. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv } from '../bundle/csv.ts';
+import { toCsv } from '../../harness/bundle/csv.ts';
 import { formatTextTable } from '../compare/compare-output.ts';
 import { forestSpec } from '../plots/plot-specs.ts';
 import { renderVegaLite } from '../plots/render-svg.ts';

@@ -14,8 +14,7 @@
 import { TIMING_METRICS } from '../../harness/analyze/units.ts';
 import { mannWhitneyU } from '../../harness/stats/index.ts';
 import { compareBundles, type ArmMetricComparison, type BundleComparison } from '../compare/bundle-comparison.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
-import { metricNames } from '../bundle/samples.ts';
+import { metricsWithSamples, type AnalyzedBundle as Bundle } from '../../harness/analyze/index.ts';
 import { benjaminiHochberg } from './benjamini-hochberg.ts';
 import { integrityProblems } from './integrity.ts';
 
@@ -74,8 +73,8 @@ const EXIT: Record<GateVerdict, 0 | 1 | 2 | 3> = { pass: 0, regression: 1, incon
 export function defaultGateMetrics(baseline: Bundle, candidate: Bundle): string[] {
   const declared = [...new Set((candidate.resolved.spec.compare ?? []).map((c) => c.metric))];
   if (declared.length > 0) return declared.sort();
-  const base = metricNames(baseline.journal);
-  const shared = metricNames(candidate.journal).filter((m) => base.includes(m));
+  const base = metricsWithSamples(baseline.analysis);
+  const shared = metricsWithSamples(candidate.analysis).filter((m) => base.includes(m));
   const timing = shared.filter((m) => (TIMING_METRICS as readonly string[]).includes(m));
   return timing.length > 0 ? timing : shared.filter((m) => m.endsWith('_ms'));
 }

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
+import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
+import type { Bundle } from '../../harness/bundle/read.ts';
 
 /** The sha256 manifest.json recorded for a file, whatever its layout ({files: {name: hash}}, {files: [{path, sha256}]}, ...). */
 export function recordedHash(manifest: Record<string, unknown> | null, fileName: string): string | null {

@@ -4,7 +4,7 @@
  * same bundle always gives the same picture.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import type { Sample } from '../bundle/samples.ts';
+import type { ArmSample as Sample, KindChart } from '../../harness/analyze/index.ts';
 
 const WIDTH = 520;
 const HEIGHT = 220;
@@ -91,34 +91,19 @@ export function forestSpec(title: string, rows: readonly ForestRow[], threshold?
   return { $schema: SCHEMA, title, width: WIDTH, height: Math.max(40, rows.length * 28), layer: layers } as TopLevelSpec;
 }
 
-export interface CapacityPoint {
-  backend: string;
-  workload: string;
-  concurrency: number;
-  validated: number;
-  attempted: number;
-}
-
-/** Density capacity: validated completed tasks over attempted tasks per concurrency N, one line per backend/workload. */
-export function capacitySpec(points: readonly CapacityPoint[]): TopLevelSpec {
-  const values = points.map((p) => ({
-    series: p.workload ? `${p.backend} (${p.workload})` : p.backend,
-    concurrency: p.concurrency,
-    fraction: p.attempted > 0 ? p.validated / p.attempted : 0,
-    validated: p.validated,
-    attempted: p.attempted,
-  }));
+/** A kind's line chart (density capacity by N): one line per series, a log-2 x axis when the kind asks (N doubles). */
+export function kindChartSpec(chart: KindChart): TopLevelSpec {
   return {
     $schema: SCHEMA,
-    title: 'Density capacity: validated / attempted tasks by N',
+    title: chart.title,
     width: WIDTH,
     height: HEIGHT,
-    data: { values },
+    data: { values: chart.points.map((p) => ({ series: p.series, x: p.x, y: p.y })) },
     mark: { type: 'line', point: true },
     encoding: {
-      x: { field: 'concurrency', type: 'quantitative', title: 'concurrent tasks N', scale: { type: 'log', base: 2 } },
-      y: { field: 'fraction', type: 'quantitative', title: 'validated / attempted', scale: { domain: [0, 1] } },
-      color: { field: 'series', type: 'nominal', title: 'backend', scale: { scheme: 'tableau10' } },
+      x: { field: 'x', type: 'quantitative', title: chart.x.title, scale: chart.x.log ? { type: 'log', base: 2 } : { zero: false } },
+      y: { field: 'y', type: 'quantitative', title: chart.y.title, scale: chart.y.domain ? { domain: chart.y.domain } : { zero: false } },
+      color: { field: 'series', type: 'nominal', title: 'series', scale: { scheme: 'tableau10' } },
     },
   };
 }

@@ -1,10 +1,8 @@
-/** The plots of a bundle report: per metric an ECDF and a drift plot, the comparison forest, and density capacity when present. */
+/** The plots of a bundle report, drawn from its analysis: per metric an ECDF and a drift plot, the comparison forest, and each chart the kind adds. */
 import type { TopLevelSpec } from 'vega-lite';
-import { num } from '../bundle/csv.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
-import { metricUnit, samplesFor } from '../bundle/samples.ts';
+import { samplesOf, unitOf, type BundleAnalysis } from '../../harness/analyze/index.ts';
 import type { ComparisonRow, ReportModel } from '../render/report-model.ts';
-import { capacitySpec, driftSpec, ecdfSpec, forestSpec, type CapacityPoint, type ForestRow } from './plot-specs.ts';
+import { driftSpec, ecdfSpec, forestSpec, kindChartSpec, type ForestRow } from './plot-specs.ts';
 import { renderVegaLite } from './render-svg.ts';
 
 export interface PlotDefinition {
@@ -28,32 +26,16 @@ export function forestRows(comparisons: readonly ComparisonRow[]): ForestRow[] {
     .map((c) => ({ label: `${c.candidate} / ${c.control} · ${c.metric}`, ratio: c.ratio!, low: c.ratioLow!, high: c.ratioHigh! }));
 }
 
-export function capacityPoints(bundle: Bundle): CapacityPoint[] {
-  if (!bundle.densitySummary) return [];
-  return bundle.densitySummary.rows
-    .map((r) => ({
-      backend: r.backend ?? '',
-      workload: r.workload ?? '',
-      concurrency: num(r.concurrency),
-      validated: num(r.validated_completed_tasks),
-      attempted: num(r.attempted_tasks),
-    }))
-    .filter((p): p is CapacityPoint => p.concurrency !== null && p.validated !== null && p.attempted !== null)
-    .sort((a, b) => a.backend.localeCompare(b.backend) || a.workload.localeCompare(b.workload) || a.concurrency - b.concurrency);
+/** Metrics worth a plot: with valid samples and more than one distinct value (a constant has no distribution), at most MAX_PLOTTED_METRICS. */
+export function plottedMetrics(analysis: BundleAnalysis, model: ReportModel): string[] {
+  return model.metrics.filter((metric) => new Set(samplesOf(analysis, metric).map((s) => s.value)).size > 1).slice(0, MAX_PLOTTED_METRICS);
 }
 
-/** Metrics worth a plot: with ok samples and more than one distinct value (a constant has no distribution), at most MAX_PLOTTED_METRICS. */
-export function plottedMetrics(bundle: Bundle, model: ReportModel): string[] {
-  return model.metrics
-    .filter((metric) => new Set(samplesFor(bundle.journal, metric).map((s) => s.value)).size > 1)
-    .slice(0, MAX_PLOTTED_METRICS);
-}
-
-export function reportPlotDefinitions(bundle: Bundle, model: ReportModel): PlotDefinition[] {
+export function reportPlotDefinitions(analysis: BundleAnalysis, model: ReportModel): PlotDefinition[] {
   const plots: PlotDefinition[] = [];
-  plottedMetrics(bundle, model).forEach((metric, index) => {
-    const samples = samplesFor(bundle.journal, metric);
-    const unit = metricUnit(metric);
+  plottedMetrics(analysis, model).forEach((metric, index) => {
+    const samples = samplesOf(analysis, metric).filter((s) => model.arms.includes(s.arm));
+    const unit = unitOf(metric);
     const ecdf = ecdfSpec(metric, unit, samples, model.arms);
     plots.push({ id: `ecdf-${index}`, title: String(ecdf.title), spec: ecdf });
     const drift = driftSpec(metric, unit, samples, model.arms);
@@ -64,10 +46,9 @@ export function reportPlotDefinitions(bundle: Bundle, model: ReportModel): PlotD
     const spec = forestSpec('Comparison ratios of medians with 95% CI', forest);
     plots.push({ id: 'forest', title: String(spec.title), spec });
   }
-  const capacity = capacityPoints(bundle);
-  if (capacity.length > 0) {
-    const spec = capacitySpec(capacity);
-    plots.push({ id: 'capacity', title: String(spec.title), spec });
+  for (const chart of analysis.extras.charts) {
+    const spec = kindChartSpec(chart);
+    plots.push({ id: chart.id, title: chart.title, spec });
   }
   return plots;
 }

@@ -23,11 +23,5 @@ export function fmtPercent(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/** A markdown table cell: pipes escaped, newlines flattened. */
-export function mdCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
+/** One home for cell escaping: the Table renderers in harness/analyze/table.ts. */
+export { escapeHtml, mdCell } from '../../harness/analyze/table.ts';

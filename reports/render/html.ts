@@ -3,8 +3,7 @@
  * fetch — so the file can be attached to a ticket and opened offline. Deterministic: no timestamps.
  */
 import type { RenderedPlot } from '../plots/report-plots.ts';
-import { escapeHtml } from './format.ts';
-import type { Table } from './tables.ts';
+import { escapeHtml, htmlTable, type Table } from '../../harness/analyze/table.ts';
 
 const CSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1100px;color:#222;line-height:1.4;padding:0 1rem}
@@ -20,11 +19,7 @@ figure{margin:1rem 0}figcaption{font-size:.85rem;color:#555}
 details{margin:1rem 0}summary{cursor:pointer;font-weight:600}
 `;
 
-export function htmlTable(table: Table): string {
-  const head = `<tr>${table.header.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr>`;
-  const body = table.rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
-  return `<table>\n<caption>${escapeHtml(table.caption)}</caption>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
-}
+export { htmlTable };
 
 export function htmlPlot(plot: RenderedPlot): string {
   return `<figure id="plot-${escapeHtml(plot.id)}" class="plot">\n${plot.svg}\n<figcaption>${escapeHtml(plot.title)}</figcaption>\n</figure>`;

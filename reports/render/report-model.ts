@@ -1,15 +1,31 @@
 /**
- * Everything a report shows, computed once from a bundle so the HTML and markdown renderings agree
- * number for number. Per-arm summaries come from the journal through harness/stats `summarize`
- * (the function analyze uses); comparisons come from the bundle's comparisons.csv, never recomputed.
+ * Everything a report shows, taken from the bundle's one BundleAnalysis so the HTML, the markdown and
+ * the CSVs agree number for number: the per-arm rows are the cells of summary.csv (summaryRow), the
+ * comparisons are the cells of comparisons.csv (comparisonRow), the P50 CI is the analysis's own.
+ * Nothing here computes a statistic.
  */
-import { summarize } from '../../harness/stats/index.ts';
-import { INFRASTRUCTURE_FAILURES, type FailureCategory } from '../../harness/journal/trial-record.ts';
-import { num, type CsvTable } from '../bundle/csv.ts';
+import {
+  COMPARISONS_HEADER,
+  comparisonRow,
+  diagnosticsRow,
+  DIAGNOSTICS_HEADER,
+  SUMMARY_HEADER,
+  summaryRow,
+  type AnalyzedBundle,
+  type ArmSummary,
+  type ArmTrials,
+  type Cell,
+  type Table,
+} from '../../harness/analyze/index.ts';
+import type { MedianInterval } from '../../harness/stats/index.ts';
 import { environmentSummary } from '../bundle/environment.ts';
-import { medianOrderStatisticCi, type MedianInterval } from '../../harness/stats/index.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
-import { armCounts, armOrder, groupLabel, metricNames, metricUnit, reportMetricOrder, samplesFor, type ArmCounts } from '../bundle/samples.ts';
+
+/** A CSV row of the analysis as column → cell, so a report reads exactly what the file holds. */
+function byColumn(header: readonly string[], cells: readonly Cell[]): Record<string, Cell> {
+  return Object.fromEntries(header.map((h, i) => [h, cells[i]]));
+}
+
+const numberOrNull = (cell: Cell): number | null => (typeof cell === 'number' && Number.isFinite(cell) ? cell : null);
 
 export interface HeadlineRow {
   arm: string;
@@ -25,6 +41,7 @@ export interface HeadlineRow {
   max: number | null;
   distribution: 'unsplit' | 'separated-clusters' | 'no data';
   clusters: { lowN: number; lowP50: number; highN: number; highP50: number } | null;
+  primary: boolean;
 }
 
 export interface ComparisonRow {
@@ -43,11 +60,7 @@ export interface ComparisonRow {
   method: string;
 }
 
-export interface FailureRow extends ArmCounts {
-  arm: string;
-  infrastructure: number;
-  task: number;
-}
+export type FailureRow = ArmTrials;
 
 export interface ReportModel {
   title: string;
@@ -58,83 +71,102 @@ export interface ReportModel {
   specSha: string | null;
   arms: string[];
   metrics: string[];
+  primaryMetrics: string[];
   blocks: number | null;
   warmups: number | null;
   headline: HeadlineRow[];
   comparisons: ComparisonRow[];
-  comparisonsSource: string;
   failures: FailureRow[];
-  diagnostics: CsvTable | null;
-  densitySummary: CsvTable | null;
+  diagnostics: Table | null;
+  /** Tables the kind adds (density capacity). */
+  kindTables: Table[];
+  /** Titles of the charts the kind adds, for the markdown's pointer to report.html. */
+  kindCharts: string[];
   controls: [string, string][];
   environment: [string, string][];
   methods: string[];
   warnings: string[];
 }
 
-function headlineRows(bundle: Bundle, arms: string[], metrics: string[]): HeadlineRow[] {
-  const rows: HeadlineRow[] = [];
-  for (const metric of metrics) {
-    for (const arm of arms) {
-      const counts = armCounts(bundle.journal, arm);
-      if (counts.planned === 0) continue;
-      const values = samplesFor(bundle.journal, metric, arm).map((s) => s.value);
-      const summary = summarize(values, counts.failed);
-      const clusters = summary.clusters?.distribution === 'separated-clusters' ? summary.clusters : null;
-      rows.push({
-        arm,
-        metric,
-        unit: metricUnit(metric),
-        planned: counts.planned,
-        failed: counts.failed,
-        n: summary.n,
-        p50: summary.p50,
-        p50Ci: summary.p50 === null ? null : medianOrderStatisticCi(values),
-        p95: summary.p95,
-        min: summary.min,
-        max: summary.max,
-        distribution: summary.n === 0 ? 'no data' : clusters ? 'separated-clusters' : 'unsplit',
-        clusters: clusters ? { lowN: clusters.low.n, lowP50: clusters.low.p50, highN: clusters.high.n, highP50: clusters.high.p50 } : null,
-      });
-    }
-  }
-  return rows;
+function headlineRow(s: ArmSummary, ctx: AnalyzedBundle['analysis']['context'], primary: readonly string[]): HeadlineRow {
+  const cells = byColumn(SUMMARY_HEADER, summaryRow(ctx, s));
+  const distribution = cells.distribution === 'separated-clusters' ? 'separated-clusters' : numberOrNull(cells.n) ? 'unsplit' : 'no data';
+  return {
+    arm: String(cells.backend),
+    metric: String(cells.metric),
+    unit: String(cells.unit ?? ''),
+    planned: numberOrNull(cells.planned) ?? 0,
+    failed: numberOrNull(cells.failed) ?? 0,
+    n: numberOrNull(cells.n) ?? 0,
+    p50: numberOrNull(cells.p50),
+    p50Ci: s.medianCi,
+    p95: numberOrNull(cells.p95_reference),
+    min: numberOrNull(cells.minimum),
+    max: numberOrNull(cells.maximum),
+    distribution,
+    clusters:
+      distribution === 'separated-clusters'
+        ? { lowN: numberOrNull(cells.low_n)!, lowP50: numberOrNull(cells.low_p50)!, highN: numberOrNull(cells.high_n)!, highP50: numberOrNull(cells.high_p50)! }
+        : null,
+    primary: primary.includes(String(cells.metric)),
+  };
 }
 
-function comparisonRows(table: CsvTable | null): ComparisonRow[] {
-  if (!table) return [];
-  return table.rows.map((r) => ({
-    candidate: r.candidate ?? '',
-    control: r.control ?? '',
-    metric: r.metric ?? '',
-    unit: r.unit ?? '',
-    n: r.n ?? '',
-    difference: num(r.difference_ms),
-    differenceLow: num(r.ci95_low_ms),
-    differenceHigh: num(r.ci95_high_ms),
-    ratio: num(r.ratio),
-    ratioLow: num(r.ratio_ci95_low),
-    ratioHigh: num(r.ratio_ci95_high),
-    conclusion: r.conclusion ?? '',
-    method: r.confidence_method ?? '',
-  }));
-}
-
-function failureRows(bundle: Bundle, arms: string[]): FailureRow[] {
-  return arms.map((arm) => {
-    const counts = armCounts(bundle.journal, arm);
-    let infrastructure = 0;
-    let task = 0;
-    for (const [category, count] of Object.entries(counts.byCategory)) {
-      if (INFRASTRUCTURE_FAILURES.has(category as FailureCategory)) infrastructure += count;
-      else task += count;
-    }
-    return { arm, ...counts, infrastructure, task };
+function comparisonRows(analyzed: AnalyzedBundle): ComparisonRow[] {
+  const { analysis } = analyzed;
+  return analysis.comparisons.map((o) => {
+    const c = byColumn(COMPARISONS_HEADER, comparisonRow(analysis.context, o));
+    return {
+      candidate: String(c.candidate),
+      control: String(c.control),
+      metric: String(c.metric),
+      unit: String(c.unit ?? ''),
+      n: String(c.n ?? ''),
+      difference: numberOrNull(c.difference_ms),
+      differenceLow: numberOrNull(c.ci95_low_ms),
+      differenceHigh: numberOrNull(c.ci95_high_ms),
+      ratio: numberOrNull(c.ratio),
+      ratioLow: numberOrNull(c.ratio_ci95_low),
+      ratioHigh: numberOrNull(c.ratio_ci95_high),
+      conclusion: String(c.conclusion ?? ''),
+      method: String(c.confidence_method ?? ''),
+    };
   });
 }
 
-function controlRows(bundle: Bundle): [string, string][] {
-  const spec = bundle.resolved.spec;
+/** The diagnostics columns a reader needs; the full table stays in diagnostics.csv. */
+export const DIAGNOSTIC_COLUMNS = ['backend', 'metric', 'planned', 'failed', 'n', 'outliers_mad_z', 'drift_rho', 'drift_p', 'drift_warning', 'cv', 'cv_warning', 'cluster_note', 'limitations'] as const;
+
+/** Integers and text verbatim; long decimals rounded for reading (the CSV keeps full precision). */
+function displayCell(cell: Cell): string {
+  const text = cell === null || cell === undefined ? '' : String(cell);
+  if (!/^-?\d+\.\d{5,}$/.test(text)) return text;
+  const value = Number(text);
+  return Math.abs(value) < 0.01 ? value.toPrecision(3) : formatNumber(value);
+}
+
+function formatNumber(value: number): string {
+  const abs = Math.abs(value);
+  return value.toFixed(abs >= 1000 ? 0 : abs >= 100 ? 1 : abs >= 10 ? 2 : abs >= 1 ? 3 : 4);
+}
+
+function diagnosticsTable(analyzed: AnalyzedBundle): Table | null {
+  const { analysis } = analyzed;
+  const measured = analysis.summaries.filter((s) => s.skipped === null);
+  if (measured.length === 0) return null;
+  const indices = DIAGNOSTIC_COLUMNS.map((c) => (DIAGNOSTICS_HEADER as readonly string[]).indexOf(c));
+  return {
+    caption: 'Diagnostics (from diagnostics.csv: outliers flagged never removed, drift, variability)',
+    header: [...DIAGNOSTIC_COLUMNS],
+    rows: measured.map((s) => {
+      const cells = diagnosticsRow(analysis.context, s);
+      return indices.map((i) => displayCell(cells[i]));
+    }),
+  };
+}
+
+function controlRows(analyzed: AnalyzedBundle): [string, string][] {
+  const spec = analyzed.resolved.spec;
   const rows: [string, string][] = [];
   for (const [key, value] of Object.entries(spec.controls ?? {}).sort(([a], [b]) => a.localeCompare(b))) rows.push([`controls.${key}`, JSON.stringify(value)]);
   if (!spec.controls || Object.keys(spec.controls).length === 0) rows.push(['controls', 'none declared']);
@@ -146,8 +178,8 @@ function controlRows(bundle: Bundle): [string, string][] {
   return rows;
 }
 
-function methodLines(bundle: Bundle, comparisons: ComparisonRow[]): string[] {
-  const resamples = bundle.resolved.spec.resamples ?? 5000;
+function methodLines(analyzed: AnalyzedBundle, comparisons: ComparisonRow[]): string[] {
+  const resamples = analyzed.resolved.spec.resamples ?? 5000;
   const lines = [
     'Only ok formal trials enter timing statistics; warmups are excluded; failed and invalid trials stay in every denominator (planned, failed).',
     'Percentiles: linear interpolation between order statistics (Hyndman & Fan type 7). P95 only when n ≥ 30 (reference only); no P99.',
@@ -161,49 +193,35 @@ function methodLines(bundle: Bundle, comparisons: ComparisonRow[]): string[] {
   return lines;
 }
 
-export function buildReportModel(bundle: Bundle): ReportModel {
-  const spec = bundle.resolved.spec;
-  const recorded = new Set(bundle.journal.filter((r) => !r.warmup).map(groupLabel));
-  const allArms = armOrder(spec.arms, bundle.journal);
-  const arms = allArms.filter((a) => recorded.has(a));
-  // A spec arm with no trial is news (skipped backend, crashed run) unless the kind records its own arms (lazy-image: full:cold...).
-  const specLabels = spec.arms.map((a) => (a.variant ? `${a.backend}:${a.variant}` : a.backend));
-  const kindUsesSpecArms = bundle.journal.some((r) => specLabels.includes(`${r.arm.variant ? `${r.arm.backend}:${r.arm.variant}` : r.arm.backend}`));
-  const metrics = reportMetricOrder(metricNames(bundle.journal));
-  const comparisons = comparisonRows(bundle.comparisons);
-  const warnings: string[] = [];
-  if (kindUsesSpecArms) for (const a of allArms.filter((l) => !recorded.has(l))) warnings.push(`Arm ${a} has no formal trial in the journal (backend skipped as unavailable, or the run stopped early).`);
-  if (bundle.journalWarning) warnings.push(bundle.journalWarning);
-  if (bundle.journal.length === 0) warnings.push('The journal has no trials: nothing was measured.');
-  if (!bundle.comparisons) warnings.push('comparisons.csv is absent: no comparison was analysed for this bundle.');
-  if (!bundle.environment) warnings.push('environment.json is absent: host facts and backend versions are unknown.');
-  if (bundle.plan) {
-    const planned = bundle.plan.trials.filter((t) => !t.warmup).length;
-    const recorded = bundle.journal.filter((r) => !r.warmup).length;
-    if (recorded < planned) warnings.push(`Incomplete run: ${recorded} of ${planned} planned formal trials are in the journal.`);
-  }
-  const headline = headlineRows(bundle, arms, metrics);
-  for (const row of headline) if (row.failed > 0) warnings.push(`${row.arm} ${row.metric}: ${row.failed} of ${row.planned} formal trials failed or were invalid.`);
+export function buildReportModel(analyzed: AnalyzedBundle): ReportModel {
+  const { analysis } = analyzed;
+  const spec = analyzed.resolved.spec;
+  const comparisons = comparisonRows(analyzed);
+  const warnings = [...analysis.warnings];
+  if (!analyzed.environment) warnings.push('environment.json is absent: host facts and backend versions are unknown.');
+  const recorded = analysis.trials.filter((t) => t.planned > 0);
   return {
     title: `sandbench report: ${spec.name}`,
-    runId: bundle.resolved.run_id,
+    runId: analysis.runId,
     specName: spec.name,
     experiment: spec.experiment,
-    description: spec.description ?? null,
-    specSha: bundle.resolved.spec_sha256 ?? null,
-    arms,
-    metrics,
+    description: typeof spec.description === 'string' ? spec.description : null,
+    specSha: analyzed.resolved.spec_sha256 || null,
+    arms: recorded.map((t) => t.arm),
+    metrics: analysis.metrics,
+    primaryMetrics: analysis.primaryMetrics,
     blocks: spec.trials ?? null,
     warmups: spec.warmups ?? null,
-    headline,
+    // Arms skipped at preflight have no trials: they are in the warnings, not in the table.
+    headline: analysis.summaries.filter((s) => s.skipped === null && s.data.planned > 0).map((s) => headlineRow(s, analysis.context, analysis.primaryMetrics)),
     comparisons,
-    comparisonsSource: bundle.comparisons ? 'comparisons.csv' : 'none',
-    failures: failureRows(bundle, arms),
-    diagnostics: bundle.diagnostics,
-    densitySummary: bundle.densitySummary,
-    controls: controlRows(bundle),
-    environment: environmentSummary(bundle),
-    methods: methodLines(bundle, comparisons),
+    failures: recorded,
+    diagnostics: diagnosticsTable(analyzed),
+    kindTables: analysis.extras.tables,
+    kindCharts: analysis.extras.charts.map((c) => c.id),
+    controls: controlRows(analyzed),
+    environment: environmentSummary(analyzed),
+    methods: methodLines(analyzed, comparisons),
     warnings: [...new Set(warnings)],
   };
 }

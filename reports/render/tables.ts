@@ -1,15 +1,11 @@
-/** The report's tables as plain rows, rendered identically to HTML and markdown. */
-import type { CsvTable } from '../bundle/csv.ts';
+/** The report's tables (harness's one Table type), rendered identically to HTML, markdown and text. */
+import type { Table } from '../../harness/analyze/table.ts';
 import { fmt, fmtInterval, fmtRatio } from './format.ts';
 import type { ComparisonRow, FailureRow, HeadlineRow, ReportModel } from './report-model.ts';
 
-export interface Table {
-  caption: string;
-  header: string[];
-  rows: string[][];
-}
+export type { Table } from '../../harness/analyze/table.ts';
 
-function p50Cell(row: HeadlineRow): string {
+export function p50Cell(row: HeadlineRow): string {
   if (row.distribution === 'no data') return '— (no ok trials)';
   if (row.clusters) {
     const c = row.clusters;
@@ -67,44 +63,23 @@ export function keyValueTable(caption: string, rows: readonly [string, string][]
   return { caption, header: [keyTitle, 'value'], rows: rows.map(([k, v]) => [k, v]) };
 }
 
-/** Integers and text verbatim; long decimals rounded for reading (the CSV keeps full precision). */
-function displayCell(text: string): string {
-  if (!/^-?\d+\.\d{5,}$/.test(text)) return text;
-  const value = Number(text);
-  return Math.abs(value) < 0.01 ? value.toPrecision(3) : fmt(value);
+export interface ReportTables {
+  headline: Table;
+  comparisons: Table | null;
+  failures: Table;
+  kind: Table[];
+  diagnostics: Table | null;
+  controls: Table;
+  environment: Table;
 }
 
-/** A bundle CSV shown as is (diagnostics, density summary): every column, cells verbatim. */
-export function csvTable(caption: string, table: CsvTable, columns?: readonly string[]): Table {
-  const header = columns ? columns.filter((c) => table.header.includes(c)) : table.header;
-  return { caption, header, rows: table.rows.map((r) => header.map((h) => displayCell(r[h] ?? ''))) };
-}
-
-export const DENSITY_COLUMNS = [
-  'backend',
-  'workload',
-  'concurrency',
-  'planned_batches',
-  'full_valid_no_oom_batches',
-  'failed_or_unknown_or_oom_batches',
-  'oom_batches',
-  'attempted_tasks',
-  'validated_completed_tasks',
-  'known_failed_tasks',
-  'unknown_tasks',
-  'failure_reasons',
-] as const;
-
-/** The diagnostics columns a reader needs; the full table stays in diagnostics.csv. */
-export const DIAGNOSTIC_COLUMNS = ['backend', 'metric', 'planned', 'failed', 'n', 'outliers_mad_z', 'drift_rho', 'drift_p', 'drift_warning', 'cv', 'cv_warning', 'cluster_note', 'limitations'] as const;
-
-export function reportTables(model: ReportModel): { headline: Table; comparisons: Table | null; failures: Table; density: Table | null; diagnostics: Table | null; controls: Table; environment: Table } {
+export function reportTables(model: ReportModel): ReportTables {
   return {
     headline: headlineTable(model.headline),
     comparisons: model.comparisons.length > 0 ? comparisonTable(model.comparisons) : null,
     failures: failureTable(model.failures),
-    density: model.densitySummary ? csvTable('Density capacity (density-summary.csv)', model.densitySummary, DENSITY_COLUMNS) : null,
-    diagnostics: model.diagnostics && model.diagnostics.rows.length > 0 ? csvTable('Diagnostics (from diagnostics.csv: outliers flagged never removed, drift, variability)', model.diagnostics, model.diagnostics.header.includes('drift_rho') ? DIAGNOSTIC_COLUMNS : undefined) : null,
+    kind: model.kindTables,
+    diagnostics: model.diagnostics,
     controls: keyValueTable('Controls and design', model.controls, 'control'),
     environment: keyValueTable('Environment (environment.json)', model.environment, 'fact'),
   };

@@ -2,11 +2,8 @@
  * Our side of `reproduce`: the bundle's evidence.csv rows, indexed on variant / metric / statistic
  * (plus workload and concurrency for density cells), and the CI that goes with each value.
  */
-import { summarize } from '../../harness/stats/index.ts';
-import { num, type CsvRow } from '../bundle/csv.ts';
-import { medianOrderStatisticCi } from '../../harness/stats/index.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
-import { samplesFor } from '../bundle/samples.ts';
+import { num } from '../../harness/bundle/csv.ts';
+import { summaryOf, type AnalyzedBundle as Bundle, type EvidenceRow } from '../../harness/analyze/index.ts';
 import { concurrencyOf } from './published.ts';
 
 export interface OurRow {
@@ -42,10 +39,10 @@ export class OurEvidence {
   readonly variants: Set<string>;
 
   constructor(private readonly bundle: Bundle) {
-    const density = bundle.resolved.spec.experiment === 'density';
-    for (const r of bundle.evidence?.rows ?? []) {
+    // The analysis's own evidence rows (what evidence.csv holds); the kind says how its cells are told apart.
+    for (const r of bundle.analysis.evidence) {
       const row = toRow(r);
-      const cell = density ? densityCell(row.condition) : '';
+      const cell = bundle.descriptor.evidenceCell?.(row) ?? '';
       const key = cellKey(row.variant, row.metric, row.statistic, cell);
       if (!this.rows.has(key)) this.rows.set(key, row);
     }
@@ -70,8 +67,7 @@ export class OurEvidence {
       if (low && high) return { ciLow: low.value, ciHigh: high.value, ciMethod: 'bootstrap percentile 95% CI (evidence.csv; method in its condition)' };
     }
     if (row.statistic === 'P50' && !cell) {
-      const values = samplesFor(this.bundle.journal, row.metric, row.variant).map((s) => s.value);
-      const ci = medianOrderStatisticCi(values);
+      const ci = summaryOf(this.bundle.analysis, row.variant, row.metric)?.medianCi;
       if (ci) return { ciLow: ci.low, ciHigh: ci.high, ciMethod: ci.method };
     }
     if (row.statistic === 'count') return { ciLow: null, ciHigh: null, ciMethod: `count out of ${row.n ?? '?'}` };
@@ -80,9 +76,8 @@ export class OurEvidence {
 
   /** Why a statistic is absent for a variant and metric that was measured. */
   whyMissing(variant: string, metric: string, statistic: string): string {
-    const values = samplesFor(this.bundle.journal, metric, variant).map((s) => s.value);
-    if (values.length === 0) return `no ok samples of ${metric} for ${variant} in this bundle`;
-    const s = summarize(values);
+    const s = summaryOf(this.bundle.analysis, variant, metric)?.summary;
+    if (!s || s.n === 0) return `no ok samples of ${metric} for ${variant} in this bundle`;
     const split = s.clusters?.distribution === 'separated-clusters';
     if (statistic === 'P95_reference' && s.p95 === null) return `our n = ${s.n} < 30: no P95 reported`;
     if (statistic === 'P50' && split) return 'our distribution is separated clusters: no single P50 (see our cluster medians)';
@@ -91,14 +86,14 @@ export class OurEvidence {
   }
 }
 
-function toRow(r: CsvRow): OurRow {
+function toRow(r: EvidenceRow): OurRow {
   return {
-    variant: r.variant ?? '',
-    metric: r.metric ?? '',
-    statistic: r.statistic ?? '',
-    n: num(r.n),
-    value: num(r.value),
-    unit: r.unit ?? '',
-    condition: r.condition ?? '',
+    variant: r.variant,
+    metric: r.metric,
+    statistic: r.statistic,
+    n: r.n,
+    value: typeof r.value === 'number' ? (Number.isFinite(r.value) ? r.value : null) : num(r.value ?? undefined),
+    unit: r.unit,
+    condition: r.condition,
   };
 }

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../harness/errors.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
-import { num, parseCsv } from '../bundle/csv.ts';
+import { num, parseCsv } from '../../harness/bundle/csv.ts';
 
 export const DEFAULT_PUBLISHED = join(PROJECT_ROOT, 'data/published/pvisor-2026-10.csv');
 const PUBLISHED_HEADER = ['topic', 'source_file', 'batch_date', 'backend', 'statistic', 'n', 'value', 'unit', 'limits'];

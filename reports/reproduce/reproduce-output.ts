@@ -1,7 +1,7 @@
 /** reproduction.csv (every published row, matched or not), reproduction-orderings.csv, reproduction.md and the printed table. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv } from '../bundle/csv.ts';
+import { toCsv } from '../../harness/bundle/csv.ts';
 import { formatTextTable } from '../compare/compare-output.ts';
 import { fmt, fmtInterval, fmtRatio } from '../render/format.ts';
 import { mdDetails, mdTable } from '../render/markdown.ts';

@@ -5,9 +5,7 @@
  * either matched or unmatched with the reason.
  */
 import { armLabel } from '../../harness/journal/trial-record.ts';
-import { compareMedians } from '../../harness/stats/index.ts';
-import type { Bundle } from '../bundle/read-bundle.ts';
-import { armOrder, samplesFor } from '../bundle/samples.ts';
+import { compareArms, type AnalyzedBundle as Bundle } from '../../harness/analyze/index.ts';
 import { OurEvidence, densityCell, type OurValue } from './our-evidence.ts';
 import { concurrencyOf, type ArmTargetValue, type Mapping, type PublishedRow } from './published.ts';
 
@@ -91,7 +89,8 @@ function joinRow(p: PublishedRow, bundle: Bundle, ours: OurEvidence, arms: strin
   if (topic.experiment !== bundle.resolved.spec.experiment) return { reason: needsRun(topic.experiment ?? p.topic, bundle) };
   const target = resolveTarget(mapping.backends[p.backend], arms, p.backend, mapping);
   if (target.kind === 'none') return { reason: target.reason };
-  const cell = topic.experiment === 'density' ? densityCell(p.limits, topic.workload) : '';
+  // Topics measured in cells (density: workload and N) name their workload in the mapping.
+  const cell = topic.workload !== undefined ? densityCell(p.limits, topic.workload) : '';
   if (cell && !ours.hasCell(target.variant, cell)) return { reason: `density cell ${cell.replace(':', ' N=')} was not run for ${target.variant}` };
   const value = ours.get(target.variant, stat.metric, stat.statistic, cell);
   if (!value) {
@@ -115,22 +114,11 @@ function withRatios(rows: Omit<MatchedRow, 'reference' | 'publishedRatio' | 'our
   });
 }
 
-/** Paired by block when both arms have a value in at least 5 common blocks (randomized blocks of one run), else independent. */
-function ratioOf(bundle: Bundle, metric: string, slower: string, faster: string, resamples: number) {
-  const s = samplesFor(bundle.journal, metric, slower);
-  const f = samplesFor(bundle.journal, metric, faster);
-  if (s.length === 0 || f.length === 0) return null;
-  const fByBlock = new Map(f.map((x) => [x.block, x.value]));
-  const pairs = s.filter((x) => fByBlock.has(x.block)).map((x) => [x.value, fByBlock.get(x.block)!] as const);
-  const paired = pairs.length >= 5;
-  const result = compareMedians({
-    candidate: paired ? pairs.map((p) => p[0]) : s.map((x) => x.value),
-    control: paired ? pairs.map((p) => p[1]) : f.map((x) => x.value),
-    paired,
-    resamples,
-    seedId: `${bundle.resolved.run_id}:${metric}:${slower}/${faster}`,
-  });
-  return { result, n: paired ? `${pairs.length} paired blocks` : `${s.length} vs ${f.length}` };
+/** The ratio slower / faster from the analysis's own comparison machinery (paired by block, as comparisons.csv). */
+function ratioOf(bundle: Bundle, metric: string, slower: string, faster: string) {
+  const outcome = compareArms(bundle.analysis, slower, faster, metric);
+  if (!outcome?.result) return null;
+  return { result: outcome.result, n: outcome.design === 'paired blocks' ? `${outcome.nPairs} paired blocks` : `${outcome.candidate.observations.length} vs ${outcome.control.observations.length}` };
 }
 
 function publishedValue(published: PublishedRow[], mapping: Mapping, topic: string, backend: string, metric: string): number | null {
@@ -150,7 +138,7 @@ function checkOrdering(o: Mapping['orderings'][number], bundle: Bundle, arms: st
   const slower = resolveTarget(mapping.backends[o.slower], arms, o.slower, mapping);
   if (faster.kind !== 'arm') return { ...base, reason: faster.kind === 'none' ? faster.reason : 'not an arm' };
   if (slower.kind !== 'arm') return { ...base, reason: slower.kind === 'none' ? slower.reason : 'not an arm' };
-  const ratio = ratioOf(bundle, o.metric, slower.variant, faster.variant, bundle.resolved.spec.resamples ?? 5000);
+  const ratio = ratioOf(bundle, o.metric, slower.variant, faster.variant);
   if (!ratio) return { ...base, reason: `no ok samples of ${o.metric} for ${slower.variant} or ${faster.variant}` };
   if (ratio.result.ratio === null || !ratio.result.ratio_ci) return { ...base, n: ratio.n, method: ratio.result.method, reason: `ratio undefined: ${ratio.result.ratio_note}` };
   const ourRatio = ratio.result.ratio;
@@ -203,7 +191,7 @@ function capacityChecks(matched: MatchedRow[], mapping: Mapping): OrderingCheck[
 export function reproduce(bundle: Bundle, published: PublishedRow[], mapping: Mapping): Reproduction {
   const ours = new OurEvidence(bundle);
   // Arms of the run (spec and journal) plus every evidence variant that is not a comparison ("a minus b").
-  const arms = [...new Set([...armOrder(bundle.resolved.spec.arms, bundle.journal), ...bundle.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null })), ...[...ours.variants].filter((v) => !v.includes(' minus '))])];
+  const arms = [...new Set([...bundle.analysis.arms, ...bundle.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null })), ...[...ours.variants].filter((v) => !v.includes(' minus '))])];
   const matchedBase: Omit<MatchedRow, 'reference' | 'publishedRatio' | 'ourRatio'>[] = [];
   const unmatched: UnmatchedRow[] = [];
   for (const p of published) {

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBundle } from '../../reports/bundle/read-bundle.ts';
-import { samplesFor } from '../../reports/bundle/samples.ts';
+import { samplesOf } from '../../harness/analyze/index.ts';
+import { analyzedBundle } from '../../cli/kinds.ts';
 import { median } from '../../harness/stats/index.ts';
 import { runCli } from './run-cli.ts';
 
@@ -53,7 +53,7 @@ describe('gate on real runs of the host backend', () => {
     const same = await runCli(['gate', baseline, again, '--metric', 'completion_ms']);
     expect([0, 2], same.stdout).toContain(same.code);
 
-    const baselineMedianMs = median(samplesFor(readBundle(baseline).journal, 'completion_ms', 'host').map((s) => s.value));
+    const baselineMedianMs = median(samplesOf((await analyzedBundle(baseline)).analysis, 'completion_ms', 'host').map((s) => s.value));
     const slower = await run(spec('gate-sleep', 1 + (0.2 * baselineMedianMs) / 1000), join(work, 'slower'));
     const regression = await runCli(['gate', baseline, slower, '--metric', 'completion_ms']);
     expect(regression.code, regression.stdout).toBe(1);

@@ -3,7 +3,7 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 import { describe, expect, it } from 'vitest';
-import { capacitySpec, driftSpec, ecdfSpec, forestSpec } from '../../reports/plots/plot-specs.ts';
+import { driftSpec, ecdfSpec, forestSpec, kindChartSpec } from '../../reports/plots/plot-specs.ts';
 import { renderVegaLite, stableIds } from '../../reports/plots/render-svg.ts';
 
 async function viaToSvg(spec: TopLevelSpec): Promise<string> {
@@ -21,10 +21,16 @@ const SPECS: TopLevelSpec[] = [
   ecdfSpec('completion_ms', 'ms', samples, ['staged', 'docker']),
   driftSpec('completion_ms', 'ms', samples, ['staged', 'docker']),
   forestSpec('ratios', [{ label: 'staged / docker · completion_ms', ratio: 0.78, low: 0.75, high: 0.81 }], 0.05),
-  capacitySpec([
-    { backend: 'staged', workload: 'useful', concurrency: 16, validated: 80, attempted: 80 },
-    { backend: 'staged', workload: 'useful', concurrency: 64, validated: 204, attempted: 320 },
-  ]),
+  kindChartSpec({
+    id: 'capacity',
+    title: 'Density capacity: validated / attempted tasks by N',
+    x: { title: 'concurrent tasks N', log: true },
+    y: { title: 'validated / attempted', domain: [0, 1] },
+    points: [
+      { series: 'staged (useful)', x: 16, y: 1 },
+      { series: 'staged (useful)', x: 64, y: 204 / 320 },
+    ],
+  }),
 ];
 
 describe('renderVegaLite', () => {

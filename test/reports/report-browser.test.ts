@@ -27,8 +27,7 @@ describe.skipIf(!existsSync(CHROMIUM))('report.html in headless Chromium', () =>
       seed: 301,
       compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }],
     });
-    analyzeBundle(bundle, kinds);
-    writeReport(bundle);
+    writeReport(analyzeBundle(bundle, kinds));
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage();

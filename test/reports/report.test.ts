@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
 import { writeReport } from '../../reports/index.ts';
 import { stableIds } from '../../reports/plots/render-svg.ts';
@@ -33,19 +34,19 @@ function markdownTables(markdown: string): string[][][] {
 
 describe('report.html and report.md', () => {
   const bundle = makeSyntheticBundle({ arms: ARMS, blocks: 16, seed: 201, failTrials: ['b0002-staged'], compare: [{ candidate: 'staged', control: 'docker', metric: 'completion_ms' }] });
-  analyzeBundle(bundle, kinds);
+  const analyzed = analyzeBundle(bundle, kinds);
 
   it('is deterministic: rendering twice gives identical bytes', async () => {
-    writeReport(bundle);
+    writeReport(analyzed);
     const html = readFileSync(join(bundle, 'report.html'));
     const md = readFileSync(join(bundle, 'report.md'));
-    writeReport(bundle);
+    writeReport(analyzed);
     expect(readFileSync(join(bundle, 'report.html')).equals(html)).toBe(true);
     expect(readFileSync(join(bundle, 'report.md')).equals(md)).toBe(true);
   });
 
   it('is self-contained: no scripts, no external resources', async () => {
-    writeReport(bundle);
+    writeReport(analyzed);
     const html = readFileSync(join(bundle, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//i);
@@ -54,7 +55,7 @@ describe('report.html and report.md', () => {
   });
 
   it('markdown: headline table first, well-formed tables, methods in <details>, failures counted', async () => {
-    writeReport(bundle);
+    writeReport(analyzed);
     const md = readFileSync(join(bundle, 'report.md'), 'utf8');
     const tables = markdownTables(md);
     expect(tables.length).toBeGreaterThanOrEqual(4);
@@ -69,24 +70,18 @@ describe('report.html and report.md', () => {
     expect(md).toMatch(/\| staged \| docker \| completion_ms \|.*candidate faster/);
   });
 
-  it('adds the density capacity chart and table when density-summary.csv exists', () => {
-    const dir = makeSyntheticBundle({ arms: ARMS, blocks: 6, seed: 202 });
-    analyzeBundle(dir, kinds);
-    writeFileSync(
-      join(dir, 'density-summary.csv'),
-      [
-        'backend,workload,concurrency,planned_batches,full_valid_no_oom_batches,failed_or_unknown_or_oom_batches,oom_batches,attempted_tasks,validated_completed_tasks',
-        'staged,useful,16,5,5,0,0,80,80',
-        'staged,useful,32,5,3,2,2,160,138',
-        'docker,useful,16,5,5,0,0,80,80',
-        'docker,useful,32,5,0,5,5,160,90',
-      ].join('\n') + '\n',
-    );
-    writeReport(dir);
-    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+  it("renders the kind's own table and chart from its descriptor (density capacity, real pre-redesign bundle)", () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'sandbench-report-density-'));
+    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    cpSync(resolve(import.meta.dirname, '../fixtures/bundles/density'), scratch, { recursive: true });
+    writeReport(analyzeBundle(scratch, kinds, { write: false }));
+    const html = readFileSync(join(scratch, 'report.html'), 'utf8');
     expect(html).toMatch(/<figure id="plot-capacity" class="plot">\n<svg/);
     expect(html).toContain('Density capacity: validated / attempted tasks by N');
-    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(/\| staged \| useful \| 32 \| 5 \| 3 \|/);
+    const md = readFileSync(join(scratch, 'report.md'), 'utf8');
+    // Cells are arms of their own, labelled as in summary.csv (never pooled across N).
+    expect(md).toMatch(/\| staged:useful-n2 \| wall_ms \| ms \| 2 \/ 2 \| 0 \|/);
+    expect(md).toMatch(/\| staged \| useful \| 2 \| 2 \| 2 \| 0 \| 0 \| 4 \| 4 \|/);
   });
 
   it('rewrites vega ids per plot so inlined SVGs never collide', () => {

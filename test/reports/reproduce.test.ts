@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
-import { readBundle } from '../../reports/bundle/read-bundle.ts';
 import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../reports/reproduce/published.ts';
 import { reproduce } from '../../reports/reproduce/reproduce.ts';
 import { makeSyntheticBundle } from './synthetic-bundle.ts';
@@ -43,7 +42,7 @@ describe('sandbench reproduce', () => {
 
   it('matches what a repair run can reproduce and lists every other published row with why', async () => {
     const dir = repairBundle();
-    const result = reproduce(readBundle(dir), published, mapping);
+    const result = reproduce(analyzeBundle(dir, kinds, { write: false }), published, mapping);
     expect(result.matched.length + result.unmatched.length).toBe(published.length);
     const keys = result.matched.map((m) => `${m.published.backend}/${m.published.statistic}`);
     expect(keys).toEqual(expect.arrayContaining(['native/completion_ms_P50', 'pvisor-staged/completion_ms_P50', 'docker/completion_ms_P50', 'qemu/completion_ms_P50', 'qemu-microvm/result_ms_P50', 'pvisor-staged minus docker/completion_diff_of_medians']));
@@ -77,7 +76,7 @@ describe('sandbench reproduce', () => {
 
   it('reports an ordering that does not hold here as reversed', () => {
     // staged made 1.5× slower: 945 ms > docker's 810 ms, against the published staged < Docker.
-    const result = reproduce(readBundle(repairBundle({ staged: 1.5 })), published, mapping);
+    const result = reproduce(analyzeBundle(repairBundle({ staged: 1.5 }), kinds, { write: false }), published, mapping);
     expect(result.orderings.find((o) => o.id === 'repair-staged-lt-docker')!.status).toBe('reversed');
   });
 
@@ -92,7 +91,7 @@ describe('sandbench reproduce', () => {
       ],
     });
     analyzeBundle(dir, kinds);
-    const result = reproduce(readBundle(dir), published, mapping);
+    const result = reproduce(analyzeBundle(dir, kinds, { write: false }), published, mapping);
     const bytes = result.orderings.find((o) => o.id === 'lazy-content-bytes')!;
     expect(bytes.status).toBe('holds');
     expect(bytes.ourRatio).toBeGreaterThan(5);
