@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   noop: () => runNoopBench(),
   analyze: async () => (await import('./analyze.bench.ts')).runAnalyzeBench(),
   density: async () => (await import('./density.bench.ts')).runDensityBench(),
+  'stats-oc': async () => (await import('./stats-oc.bench.ts')).runStatsOcBench(),
   fidelity: async () => (await import('./fidelity.bench.ts')).runFidelityBench(),
   model: async () => (await import('./model.bench.ts')).runModelBench(),
 };

@@ -16,7 +16,7 @@ import {
 import { detectClusters } from './clusters.ts';
 import { hodgesLehmannPaired, hodgesLehmannShift } from './hodges-lehmann.ts';
 import { BOOTSTRAP_PRNG_NAME } from './index-sampler.ts';
-import { belowMinimum, INSUFFICIENT_DATA, insufficientNote, MIN_PAIRS } from './minimum-n.ts';
+import { belowMinimum, INSUFFICIENT_DATA, insufficientNote, MIN_PAIRS, SIGNIFICANCE_LEVEL } from './minimum-n.ts';
 import { median } from './quantile.ts';
 import { mannWhitneyU, wilcoxonSignedRank } from './rank-tests.ts';
 import { undefinedRatioReason } from './ratio.ts';
@@ -85,12 +85,18 @@ function validate(input: MedianComparisonInput): void {
   }
 }
 
-function conclude(ci: Interval, separated: boolean, tooFew: boolean): ComparisonConclusion {
+/**
+ * A verdict needs the percentile interval to exclude 0 AND the rank test to agree at 5%: at 6–10
+ * pairs the median's bootstrap interval alone called 5–6% of A/A datasets (issue-13 audit), and the
+ * exact rank test is the small-sample guard the interval lacks.
+ */
+function conclude(ci: Interval, separated: boolean, tooFew: boolean, rankP: number | null): ComparisonConclusion {
   if (tooFew) return INSUFFICIENT_DATA;
   if (separated) return 'separated distribution; inspect clusters';
+  const agrees = rankP !== null && rankP < SIGNIFICANCE_LEVEL;
   // Lower is faster for every timing metric; an interval that contains 0 detects nothing.
-  if (ci.high < 0) return 'candidate faster';
-  if (ci.low > 0) return 'candidate slower';
+  if (ci.high < 0 && agrees) return 'candidate faster';
+  if (ci.low > 0 && agrees) return 'candidate slower';
   return 'no detected difference';
 }
 
@@ -129,6 +135,13 @@ export function compareMedians(input: MedianComparisonInput, options: { underpow
   if (bcaDegenerate) notes.push('BCa degenerate (jackknife variance 0, ties): not reported; the verdict reads the percentile interval');
   const coarse = coarseResolution([...candidate, ...control]);
   if (coarse) notes.push(coarse);
+  const signedRankP = differences ? (wilcoxonSignedRank(differences)?.p ?? null) : null;
+  const mannWhitneyP = paired ? null : mannWhitneyU(candidate, control).p;
+  const rankP = paired ? signedRankP : mannWhitneyP;
+  const excludesZero = differenceCi.percentile.low > 0 || differenceCi.percentile.high < 0;
+  if (!tooFew && !separated && excludesZero && !(rankP !== null && rankP < SIGNIFICANCE_LEVEL)) {
+    notes.push(`the interval excludes 0 but the ${paired ? 'signed-rank' : 'Mann–Whitney'} test does not agree (p = ${rankP === null ? 'n/a' : rankP.toPrecision(3)}): no verdict`);
+  }
 
   const design = paired ? `paired-round bootstrap over ${candidate.length} blocks (difference of the medians of those paired blocks)` : `independent bootstrap (n=${candidate.length} vs ${control.length})`;
   return {
@@ -140,15 +153,15 @@ export function compareMedians(input: MedianComparisonInput, options: { underpow
     ratio,
     ratio_ci: ratioCi,
     ratio_note: ratioNote,
-    conclusion: conclude(differenceCi.percentile, separated, tooFew),
+    conclusion: conclude(differenceCi.percentile, separated, tooFew, rankP),
     bca_degenerate: bcaDegenerate,
     notes,
-    method: `${design}, difference of medians, percentile 95% CI (BCa in detail)${tooFew ? `, no verdict below ${MIN_PAIRS}` : ''}; ${resamples} resamples; ${BOOTSTRAP_PRNG_NAME}; seed ${seed} (${seedId})`,
+    method: `${design}, difference of medians, percentile 95% CI (BCa in detail); verdict needs the CI to exclude 0 and the ${paired ? 'signed-rank' : 'Mann–Whitney'} p < ${SIGNIFICANCE_LEVEL}${tooFew ? `, no verdict below ${MIN_PAIRS}` : ''}; ${resamples} resamples; ${BOOTSTRAP_PRNG_NAME}; seed ${seed} (${seedId})`,
     seed,
     prng: BOOTSTRAP_PRNG_NAME,
     resamples,
-    signed_rank_p: differences ? (wilcoxonSignedRank(differences)?.p ?? null) : null,
-    mann_whitney_p: paired ? null : mannWhitneyU(candidate, control).p,
+    signed_rank_p: signedRankP,
+    mann_whitney_p: mannWhitneyP,
     hodges_lehmann: differences ? hodgesLehmannPaired(differences) : hodgesLehmannShift(candidate, control),
     // Below the minimum n no interval width is trustworthy, whatever it looks like.
     underpowered: tooFew || halfWidth > fraction * Math.abs(difference),

@@ -27,3 +27,4 @@ export { blocksNeeded, predictedPower, effectDistance, seFromLogInterval, replic
 export { studentTCdf, studentTQuantile } from './student-t.ts';
 export { pairedLogRatioReplicates, independentLogRatioReplicates, hierarchicalLogRatioReplicates, betweenRunVariance, logStatistic, quantileFromCounts } from './quantile-bootstrap.ts';
 export { seedFromString } from './bootstrap.ts';
+export { wilsonInterval } from './wilson.ts';

@@ -160,7 +160,7 @@ export function estimateRatioGate(input: RatioGateInput): RatioGateEstimate {
     const reps = (design === 'paired' ? pairedLogRatioReplicates : independentLogRatioReplicates)(candidateRuns[0]!, baselineRuns[0]!, p, resamples, seed).sort();
     const pct = percentileInterval(reps);
     const se = replicateSe(reps);
-    if (design === 'paired' || !rv || rv.sd === 0) {
+    if (design === 'paired' || !rv) {
       if (design === 'independent') notes.push('between-run variance not covered: one run per side and no calibrated run variance (sandbench gate --calibrate <A/A runs>); run-level offsets can make this gate too confident');
       return {
         ...base,
