@@ -4,7 +4,9 @@
  *   1. queue precision — slots 2, bursts of 6 concurrent requests: each queued request's measured
  *      wait against the wait predicted from the configured service time alone
  *      (ideal start_k = start_{k mod 2} + ⌊k/2⌋ × S), goal |error| ≤ 5 ms (issue 15);
- *   2. service-time error — measured service_ms − (base_ms + per_token_ms × tokens);
+ *   2. lateness — each reply's end against its due end (scheduled start + base_ms + per_token_ms ×
+ *      tokens; the schedule hands a slot over at its previous reply's due end, so lateness does not
+ *      accumulate along the queue: capacity.ts);
  *   3. overhead — base 0, per-token 0: client round trip per protocol over the Unix socket.
  * 1 and 2 run for each placement: the service in the bench's own process (how kinds embed it),
  * in its own process (startModelServiceProcess), and — as root — in its own process at priority
@@ -116,7 +118,7 @@ function queuePrecision(placement: QueuePrecision['placement'], entries: ModelJo
     const group = ok.slice(round * options.burst, (round + 1) * options.burst).sort((a, b) => Number(ns(a.t_enqueued_ns) - ns(b.t_enqueued_ns)));
     if (group.length !== options.burst) continue; // a failed request breaks its burst's chain: counted in failures, not measured
     const starts = group.map((entry) => ns(entry.t_service_start_ns));
-    for (const entry of group) serviceErrors.push(entry.service_ms! - options.serviceMs);
+    for (const entry of group) serviceErrors.push(Number(ns(entry.t_service_end_ns) - ns(entry.t_due_end_ns)) / 1e6);
     for (let k = 2; k < options.burst; k += 1) {
       const idealStart = starts[k % 2] + BigInt(Math.floor(k / 2)) * BigInt(Math.round(options.serviceMs * 1e6));
       const error = group[k].queue_wait_ms! - Number(idealStart - ns(group[k].t_enqueued_ns)) / 1e6;
@@ -129,7 +131,7 @@ function queuePrecision(placement: QueuePrecision['placement'], entries: ModelJo
     placement,
     queueError: [...byDepth.entries()].map(([depth, values]) => figure(`queue wait − predicted, ${depth} service${depth > 1 ? 's' : ''} behind`, values)),
     queueAbsError: figure('|queue wait − predicted|', errors.map(Math.abs)),
-    serviceError: figure('service time − configured (signed)', serviceErrors),
+    serviceError: figure('reply end − due end (lateness)', serviceErrors),
     failures,
   };
 }

@@ -8,7 +8,9 @@
  *     port,                // optional: also 127.0.0.1:port (0 = any free port; see service.port)
  *     slots: 2,            // concurrent requests in service; the rest wait FIFO (default 4)
  *     baseMs: 50,          // service time = baseMs + perTokenMs × tokens of the scripted reply
- *     perTokenMs: 2,       //   (streamed: token i is written at start + baseMs + (i+1) × perTokenMs)
+ *     perTokenMs: 2,       //   (streamed: token i is due at scheduled start + baseMs + (i+1) × perTokenMs;
+ *                          //   a handed-over slot is scheduled at its previous reply's due end, so
+ *                          //   lateness never accumulates along the queue: capacity.ts)
  *     journalPath,         // JSONL model-traffic journal; default <socketDir>/model-journal.jsonl
  *                          //   (kinds: join(bundleDir, MODEL_JOURNAL_FILE), so it is part of the bundle)
  *     log: (line) => …,    // rejected and failed requests (default: silent; the journal has them all)

@@ -25,6 +25,10 @@ export const ModelJournalEntrySchema = z
     t_enqueued_ns: nsString,
     t_service_start_ns: nsString.nullable(),
     t_service_end_ns: nsString.nullable(),
+    /** Where the capacity schedule put its start (a handed-over slot's due end, or its queue entry if later; a free slot: its start): deadlines count from here. */
+    t_scheduled_start_ns: nsString.nullable(),
+    /** When the reply was due to end: scheduled start + base_ms + per_token_ms × tokens. Lateness = t_service_end_ns − this. */
+    t_due_end_ns: nsString.nullable(),
     wall_arrival: z.string(),
     queue_wait_ms: z.number().nullable(),
     service_ms: z.number().nullable(),
@@ -68,7 +72,7 @@ void replyKindsMatch;
 void statusesMatch;
 
 /** Entry fields that carry time; everything else is a deterministic function of the script and the requests. */
-export const TIMING_FIELDS = ['t_arrival_ns', 't_enqueued_ns', 't_service_start_ns', 't_service_end_ns', 'wall_arrival', 'queue_wait_ms', 'service_ms'] as const;
+export const TIMING_FIELDS = ['t_arrival_ns', 't_enqueued_ns', 't_service_start_ns', 't_service_end_ns', 't_scheduled_start_ns', 't_due_end_ns', 'wall_arrival', 'queue_wait_ms', 'service_ms'] as const;
 
 export class ModelJournal {
   private fd: number | null;

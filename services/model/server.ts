@@ -156,6 +156,8 @@ export function createHandler(deps: HandlerDeps) {
       t_enqueued_ns: tArrival.toString(),
       t_service_start_ns: null,
       t_service_end_ns: null,
+      t_scheduled_start_ns: null,
+      t_due_end_ns: null,
       wall_arrival: wallArrival,
       queue_wait_ms: null,
       service_ms: null,
@@ -292,9 +294,9 @@ export function createHandler(deps: HandlerDeps) {
     stats.maxQueued = Math.max(stats.maxQueued, deps.queue.queued);
     const onClose = () => ticket.cancel();
     res.once('close', onClose);
-    const granted = await ticket.granted;
+    const grant = await ticket.granted;
     res.off('close', onClose);
-    if (!granted) {
+    if (!grant.granted) {
       const status: EntryStatus = deps.closing.aborted ? 'service_closed' : 'client_closed';
       if (!res.headersSent && !res.destroyed) reply(503, 'application/json', errorBody(protocol, status, 'the service is closing'));
       return finish(status, 503);
@@ -303,11 +305,19 @@ export function createHandler(deps: HandlerDeps) {
     entry.t_service_start_ns = tStart.toString();
     entry.queue_wait_ms = msBetween(tEnqueued, tStart);
     stats.queueWaitMsTotal += entry.queue_wait_ms;
-    const baseNs = tStart + BigInt(Math.round(deps.timing.baseMs * 1e6));
+    // deadlines count from the schedule: the handed-over slot's due end (or this request's queue entry, if later);
+    // a slot that was free, or freed early by a reply cut short, is free from now
+    const scheduledNs = grant.handoffDueNs === null ? tStart : grant.handoffDueNs > tEnqueued ? grant.handoffDueNs : tEnqueued;
+    entry.t_scheduled_start_ns = scheduledNs.toString();
+    const baseNs = scheduledNs + BigInt(Math.round(deps.timing.baseMs * 1e6));
+    const perTokenNs = deps.timing.perTokenMs * 1e6;
+    const dueNs = (tokenIndex: number) => baseNs + BigInt(Math.round((tokenIndex + 1) * perTokenNs));
+    const dueEndNs = decision.tokens > 0 ? dueNs(decision.tokens - 1) : baseNs;
+    entry.t_due_end_ns = dueEndNs.toString();
     if (decision.reply.kind === 'fail') {
       await sleepUntil(baseNs, stop.signal);
       const tEnd = process.hrtime.bigint();
-      deps.queue.release();
+      deps.queue.release(stop.signal.aborted ? null : dueEndNs);
       entry.t_service_end_ns = tEnd.toString();
       entry.service_ms = msBetween(tStart, tEnd);
       stats.busySlotMs += entry.service_ms;
@@ -320,8 +330,6 @@ export function createHandler(deps: HandlerDeps) {
       const requestId = `req_${sha256(`${entry.request_sha256}\n${decision.taskId}\n${decision.turn}`).slice(0, 24)}`;
       const headers: Record<string, string> = { 'content-type': rendered.contentType, 'request-id': requestId, 'x-request-id': requestId };
       if (rendered.contentType === 'text/event-stream') headers['cache-control'] = 'no-cache';
-      const perTokenNs = deps.timing.perTokenMs * 1e6;
-      const dueNs = (tokenIndex: number) => baseNs + BigInt(Math.round((tokenIndex + 1) * perTokenNs));
       res.writeHead(rendered.status, headers);
       for (const frame of rendered.frames) {
         if (frame.tokenIndex !== null) await sleepUntil(dueNs(frame.tokenIndex), stop.signal);
@@ -330,13 +338,14 @@ export function createHandler(deps: HandlerDeps) {
         res.write(frame.data);
       }
       // the reply occupies its slot for its full service time even if its last frame was early
-      await sleepUntil(dueNs(decision.tokens - 1), stop.signal);
+      await sleepUntil(dueEndNs, stop.signal);
       // the slot is free once the last byte is handed to the socket: a client slow to read its
       // buffer must not stretch the controlled service time (nor hold the slot if it died mid-end)
       if (!res.destroyed) res.end();
     } finally {
       const tEnd = process.hrtime.bigint();
-      deps.queue.release();
+      // a reply cut short (client gone, closing) freed its slot early: the next one starts from now, not from a due time in the future
+      deps.queue.release(stop.signal.aborted ? null : dueEndNs);
       entry.t_service_end_ns = tEnd.toString();
       entry.service_ms = msBetween(tStart, tEnd);
       stats.busySlotMs += entry.service_ms;

@@ -41,7 +41,13 @@ describe('capacity', () => {
       expect(third.queue_wait_ms!).toBeLessThan(1500);
       expect(BigInt(third.t_service_start_ns!)).toBeGreaterThanOrEqual(BigInt(first.t_service_end_ns!));
       expect(entries.map((entry) => entry.queue_depth)).toEqual([0, 0, 1]);
-      for (const entry of entries) expect(entry.service_ms!).toBeGreaterThanOrEqual(300);
+      for (const entry of entries) {
+        // every reply is due exactly one service time after its scheduled start, and never ends before it is due
+        expect(Number(BigInt(entry.t_due_end_ns!) - BigInt(entry.t_scheduled_start_ns!)) / 1e6).toBe(300);
+        expect(BigInt(entry.t_service_end_ns!)).toBeGreaterThanOrEqual(BigInt(entry.t_due_end_ns!));
+      }
+      // the third is scheduled when the first was due to end, not when it happened to end
+      expect(third.t_scheduled_start_ns).toBe(first.t_due_end_ns);
       const stats = service.stats();
       expect(stats).toMatchObject({ generations: 3, maxQueued: 1, active: 0, queued: 0 });
       expect(stats.busySlotMs).toBeGreaterThanOrEqual(900);
@@ -83,8 +89,11 @@ describe('capacity', () => {
       const [entry] = readJournal(service.journalPath);
       const expected = 50 + 20 * entry.tokens!;
       expect(entry.tokens).toBe(11); // {"command":"printf fixture > marker.txt"} is 43 bytes → ⌈43/4⌉
-      expect(entry.service_ms!).toBeGreaterThanOrEqual(expected);
-      expect(entry.service_ms!).toBeLessThan(expected + 500);
+      expect(entry.t_scheduled_start_ns).toBe(entry.t_service_start_ns); // a free slot: scheduled when it started
+      expect(Number(BigInt(entry.t_due_end_ns!) - BigInt(entry.t_scheduled_start_ns!)) / 1e6).toBe(expected);
+      const heldMs = Number(BigInt(entry.t_service_end_ns!) - BigInt(entry.t_scheduled_start_ns!)) / 1e6;
+      expect(heldMs).toBeGreaterThanOrEqual(expected);
+      expect(heldMs).toBeLessThan(expected + 500);
       expect(wallMs).toBeGreaterThanOrEqual(expected);
       expect(reply.body.split('\n\n').filter((block) => block.includes('"arguments":"') && !block.includes('"arguments":""')).length).toBe(11);
     } finally {
@@ -137,7 +146,9 @@ describe('capacity', () => {
       expect(entries[0].service_ms!).toBeLessThan(1500);
       expect(entries[1]).toMatchObject({ status: 'ok', turn: 1 });
       expect(entries[1].queue_wait_ms!).toBeLessThan(1500);
-      expect(entries[1].service_ms!).toBeGreaterThanOrEqual(3000);
+      expect(Number(BigInt(entries[1].t_service_end_ns!) - BigInt(entries[1].t_scheduled_start_ns!)) / 1e6).toBeGreaterThanOrEqual(3000);
+      // the first was cut short: the second is scheduled from when it got the slot, not from the first's due end
+      expect(entries[1].t_scheduled_start_ns).toBe(entries[1].t_service_start_ns);
     } finally {
       await service.close();
     }

@@ -29,7 +29,7 @@ it('a fail turn answers its HTTP status in the protocol error shape after base_m
     expect(JSON.parse(failed.body)).toMatchObject({ type: 'error', error: { message: 'sandbench model service: overloaded (injected)', sandbench_category: 'injected_error' } });
     const { entries } = readModelJournal(service.journalPath);
     expect(entries[1]).toMatchObject({ status: 'injected_error', http_status: 503, reply: 'fail', turn: 1, tokens: 0, error: 'overloaded (injected)' });
-    expect(entries[1].service_ms!).toBeGreaterThanOrEqual(100);
+    expect(Number(BigInt(entries[1].t_service_end_ns!) - BigInt(entries[1].t_scheduled_start_ns!)) / 1e6).toBeGreaterThanOrEqual(100);
     expect(service.stats().byStatus).toEqual({ ok: 1, injected_error: 1 });
   } finally {
     await service.close();
