@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -291,8 +292,12 @@ static void handle_spawn(long id, char *payload, size_t len) {
     }
     cg_fds[n_cg++] = fd;
   }
+  /* Socket pairs, not pipes: Node's spawn gives children socketpairs too, and tasks rely on that
+   * (qemu attaches a chardev to fd 2 with `socket,fd=2`, which a pipe fails). */
   int out[2], err[2], in[2] = { -1, -1 };
-  if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || (r.stdin_pipe && pipe2(in, O_CLOEXEC) < 0)) die("pipe2");
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, err) < 0 ||
+      (r.stdin_pipe && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0))
+    die("socketpair");
   int in_read = r.stdin_pipe ? in[0] : devnull;
   size_t pathcap = 4096 + strlen(r.argv[0]);
   char *pathbuf = malloc(pathcap);

@@ -64,6 +64,13 @@ describe('launcher round trip', () => {
     expect(now - running.tSpawnNs).toBeLessThan(60_000_000_000n);
   });
 
+  it('gives the task socket pairs on fds 0–2, as Node does (qemu attaches a chardev to fd 2)', async () => {
+    const running = spawnWithLauncher(client, { argv: ['sh', '-c', 'readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2'], env: { PATH }, clearEnv: true, stdin: 'pipe', timeoutMs: 10_000 }, timing);
+    running.closeStdin();
+    expect((await running.exit).exitCode).toBe(0);
+    expect(running.lines.map((l) => l.text.replace(/\d+/, 'N'))).toEqual(['socket:[N]', 'socket:[N]', 'socket:[N]']);
+  });
+
   it('carries stdin writes and close, and reports a missing binary as an exec failure', async () => {
     const cat = spawnWithLauncher(client, { argv: ['cat'], env: { PATH }, clearEnv: true, stdin: 'pipe', timeoutMs: 10_000 }, timing);
     cat.writeStdin('one\n');
