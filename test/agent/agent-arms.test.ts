@@ -9,8 +9,8 @@ describe('agent arms', () => {
   });
 
   it('names the arm and the fix for bad variants', () => {
-    expect(() => parseAgentArm({ backend: 'host', variant: 'kodex' }, 2)).toThrow(/arms\[2\]\.variant: unknown agent "kodex"; expected one of codex, claude, opencode/);
-    expect(() => parseAgentArm({ backend: 'host', variant: 'pi' }, 0)).toThrow(/agent "pi" has no layer in this version/);
+    expect(() => parseAgentArm({ backend: 'host', variant: 'kodex' }, 2)).toThrow(/arms\[2\]\.variant: unknown agent "kodex"; expected one of codex, claude, opencode, pi/);
+    expect(() => parseAgentArm({ backend: 'host', variant: 'mini-swe-agent' }, 0)).toThrow(/agent "mini-swe-agent" has no layer in this version/);
     expect(() => parseAgentArm({ backend: 'host', variant: null }, 0)).toThrow(/needs the agent CLI as the arm's variant/);
     expect(() => parseAgentArm({ backend: 'staged', variant: 'claude@cpu-max' }, 1)).toThrow(/applies to VM backends only/);
     expect(() => parseAgentArm({ backend: 'qemu-q35', variant: 'claude@fast' }, 1)).toThrow(/not a CPU model option/);

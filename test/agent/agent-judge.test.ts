@@ -6,11 +6,12 @@ import { exitSignal, judgeAgentTrial, type AgentObservation } from '../../experi
 const MS = 1_000_000n;
 const spawn = 1_000n * MS;
 
+// The journal fields the judge reads (the service keeps adding timing fields; the judge ignores them).
 function entry(seq: number, atMs: number, fields: Partial<ModelJournalEntry> = {}): ModelJournalEntry {
-  return {
+  return <ModelJournalEntry>{
     schema: 'sandbench-model-journal/1', seq, t_arrival_ns: String(spawn + BigInt(atMs) * MS), t_enqueued_ns: '0', t_service_start_ns: null, t_service_end_ns: null,
     wall_arrival: '', queue_wait_ms: 0, service_ms: 1, method: 'POST', path: '/v1/responses', endpoint: 'responses', stream: true, model: 'fake-model',
-    script_id: 'marker', task_id: 'marker', turn: seq - 1, reply: 'tool', tool_name: 'exec_command', tool_results: seq - 1, tokens: 3, http_status: 200,
+    script_id: 'marker', task_id: 'marker', attempt: 'b0000-host_codex', turn: seq - 1, reply: 'tool', tool_name: 'exec_command', tool_results: seq - 1, tokens: 3, queue_depth: 0, http_status: 200,
     status: 'ok', error: null, request_bytes: 1, request_sha256: 'x', response_bytes: 1, response_sha256: 'y', user_agent: 'codex_exec/0.169.0', ...fields,
   };
 }
