@@ -16,6 +16,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   report: async () => (await import('./report.ts')).registerReport,
   compare: async () => (await import('./compare.ts')).registerCompare,
   gate: async () => (await import('./gate.ts')).registerGate,
+  power: async () => (await import('./power.ts')).registerPower,
   reproduce: async () => (await import('./reproduce.ts')).registerReproduce,
   analyze: async () => (await import('./analyze.ts')).registerAnalyze,
   stats: async () => (await import('./stats.ts')).registerStats,

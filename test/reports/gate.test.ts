@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { benjaminiHochberg } from '../../reports/gate/benjamini-hochberg.ts';
+import { benjaminiHochberg } from '../../harness/stats/multiplicity.ts';
 import { parseThreshold } from '../../reports/gate/threshold.ts';
 import { makeSyntheticBundle, syntheticEnvironment, type SyntheticArm } from './synthetic-bundle.ts';
 import { runCli } from './run-cli.ts';
