@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { BackendName, ProbeResult, RunContext, RunningTrial } from '../../harness/contracts/executor.ts';
 import { createQemuMicrovmExecutor } from '../qemu-microvm.ts';
@@ -83,6 +83,14 @@ export function createQemuCheckpoint(backend: Extract<BackendName, 'qemu-microvm
     return resources.get(trial.trialId)!;
   };
   const stateFile = (trial: MechanismTrial) => join(trial.dir, 'vm-state.bin');
+  /** QMP socket: a unix socket path must stay under 108 bytes, and run scratch paths are long, so it
+   *  sits directly in the run's scratch directory (found by clean) under a short hashed name. */
+  const qmpSocket = (trial: MechanismTrial, role: string) => {
+    const path = join(dirname(trial.dir), `q${createHash('sha256').update(`${trial.trialId}/${role}`).digest('hex').slice(0, 10)}.sock`);
+    if (Buffer.byteLength(path) > 107) throw new Error(`${backend}: QMP socket path ${path} exceeds the 107-byte unix socket limit (shorten SANDBENCH_HOME or the fixture root)`);
+    resourcesOf(trial).add('tempdir', path, () => rmSync(path, { force: true }));
+    return path;
+  };
   const vmName = (trial: MechanismTrial, role: string) => `sandbench-${trial.run.runId}-${trial.trialId}-${role}`;
 
   const spawnVm = (trial: MechanismTrial, argv: string[], role: string): RunningTrial => {
@@ -137,7 +145,7 @@ export function createQemuCheckpoint(backend: Extract<BackendName, 'qemu-microvm
         tscKhz: hostTscKhz(),
       };
       const argv = qemuArgv(spec);
-      const qmpPath = join(dir, 'qmp.sock');
+      const qmpPath = qmpSocket(trial, 'parent');
       const running = spawnVm(trial, [...argv, '-qmp', `unix:${qmpPath},server=on,wait=off`], 'parent');
       // The parent's console needs the init's stdin handshake (SANDBENCH_STDIN_OPEN).
       const consoleView = withGuestConsole(running);
@@ -181,7 +189,7 @@ export function createQemuCheckpoint(backend: Extract<BackendName, 'qemu-microvm
       mkdirSync(dir, { recursive: true });
       const overlay = join(dir, 'scratch.qcow2');
       await execa('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'raw', '-b', parent.scratch, overlay]);
-      const qmpPath = join(dir, 'qmp.sock');
+      const qmpPath = qmpSocket(trial, `child${index}`);
       const name = vmName(trial, `child${index}`);
       const argv = [...childArgv(parent.argv, parent.scratch, overlay, name), '-incoming', `exec:cat ${stateFile(trial)}`, '-qmp', `unix:${qmpPath},server=on,wait=off`];
       const running = spawnVm(trial, argv, `child${index}`);
