@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { analyzeBundle, AnalysisInputError } from '../../harness/analyze/index.ts';
+import { analysisJson, analyzeBundle, AnalysisInputError } from '../../harness/analyze/index.ts';
 import { UserError } from '../../harness/errors.ts';
 import { kindCatalog } from '../kinds.ts';
 
@@ -8,7 +8,8 @@ export function registerAnalyze(program: Command): void {
     .command('analyze')
     .description('Regenerate samples, summary, diagnostics, comparisons and evidence CSVs of a bundle from its journal (byte-identical on every run)')
     .argument('<bundle>', 'bundle directory (runs/<run-id>)')
-    .action(async (bundle: string) => {
+    .option('--json', 'print the analysis as one JSON document on stdout (schema_version, summary and comparison rows as in the CSVs); file names go to stderr')
+    .action(async (bundle: string, options: { json?: boolean }) => {
       const kinds = await kindCatalog();
       let result;
       try {
@@ -18,6 +19,8 @@ export function registerAnalyze(program: Command): void {
         throw error;
       }
       for (const warning of result.warnings) process.stderr.write(`sandbench: warning: ${warning}\n`);
-      for (const file of result.files) process.stdout.write(`${bundle}/${file}\n`);
+      const listing = options.json ? process.stderr : process.stdout;
+      for (const file of result.files) listing.write(`${bundle}/${file}\n`);
+      if (options.json) process.stdout.write(`${JSON.stringify(analysisJson(result.analysis), null, 2)}\n`);
     });
 }

@@ -8,6 +8,10 @@ import { withSpecOverrideOptions } from '../parse-options.ts';
 import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
 import { terminalSummary } from '../../reports/render/terminal-summary.ts';
 import { analyzedBundle } from '../kinds.ts';
+import { analysisJson, armsWithoutValidTrials } from '../../harness/analyze/index.ts';
+
+/** `run` exit code when a planned arm ended with zero valid formal trials (the bundle is still written). */
+export const EXIT_NO_VALID_TRIALS = 4;
 import { parseShard, type ShardSelector } from '../../harness/fleet/shard-plan.ts';
 
 /** The spec overrides plus the options that only steer the run. */
@@ -16,6 +20,7 @@ interface RunFlags extends SpecOverrides {
   resume?: string;
   dockerHost?: string;
   requireAll?: boolean;
+  json?: boolean;
   shard?: ShardSelector;
 }
 
@@ -32,6 +37,8 @@ export function registerRun(program: Command): void {
     .option('--resume <bundle>', 'continue a run that was killed, re-running the trial that was in flight')
     .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
     .option('--require-all', 'fail instead of skipping arms whose backend is unavailable')
+    .addHelpText('after', `\nExit codes: 0 ok; 2 bad input; ${EXIT_NO_VALID_TRIALS} when an arm ended with zero valid formal trials (named on stderr with its dominant failure category; the bundle is still written and verifiable); 130/143 interrupted.`)
+    .option('--json', 'print the analysis as one JSON document on stdout (as `analyze --json`); the summary table and the bundle path go to stderr')
     .option('--shard <i/N>', 'run only shard i of N (blocks b with b mod N = i) of the plan, for `sandbench merge` (docs/fleet.md)', parseShard('--shard'))
     .action(async (specPath: string | undefined, flags: RunFlags) => {
       const log = (message: string) => process.stderr.write(`sandbench: ${message}\n`);
@@ -47,9 +54,16 @@ export function registerRun(program: Command): void {
         wiring: await runWiring(),
       });
       const summaryPath = join(result.bundleDir, BUNDLE_FILES.summary);
+      const analyzed = existsSync(summaryPath) ? await analyzedBundle(result.bundleDir) : null;
       // Headline first, rendered from the bundle's analysis (the numbers of summary.csv and comparisons.csv).
-      if (existsSync(summaryPath)) process.stdout.write(`${terminalSummary(await analyzedBundle(result.bundleDir))}\n`);
-      process.stdout.write(`bundle: ${result.bundleDir}\n`);
+      const human = flags.json ? process.stderr : process.stdout;
+      if (analyzed) human.write(`${terminalSummary(analyzed)}\n`);
+      human.write(`bundle: ${result.bundleDir}\n`);
+      if (flags.json && analyzed) process.stdout.write(`${JSON.stringify(analysisJson(analyzed.analysis), null, 2)}\n`);
+      // An arm that measured nothing must fail a CI job, even though the bundle is complete and verifiable.
+      const empty = analyzed ? armsWithoutValidTrials(analyzed.analysis) : [];
+      for (const arm of empty) log(`arm ${arm.arm}: 0 of ${arm.planned} formal trials valid (mostly ${arm.dominant}); exit ${EXIT_NO_VALID_TRIALS}`);
+      if (empty.length > 0) process.exitCode = EXIT_NO_VALID_TRIALS;
       if (result.interruptedBy) process.exitCode = EXIT_ON_SIGNAL[result.interruptedBy] ?? 1;
     });
 }

@@ -105,3 +105,20 @@ export function armsWithTrials(analysis: BundleAnalysis): string[] {
 export function metricsWithSamples(analysis: BundleAnalysis): string[] {
   return analysis.metrics.filter((m) => analysis.data.some((d) => d.metric === m && d.observations.length > 0));
 }
+
+/** An arm that was planned but ended with no valid formal trial, with the failure category that dominated. */
+export interface EmptyArm {
+  arm: string;
+  planned: number;
+  dominant: string;
+}
+
+/** Arms with formal trials of which none is valid: the run measured nothing for them (`run` exits 4). */
+export function armsWithoutValidTrials(analysis: BundleAnalysis): EmptyArm[] {
+  return analysis.trials
+    .filter((t) => t.planned > 0 && t.ok === 0)
+    .map((t) => {
+      const [dominant] = Object.entries(t.byCategory).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))[0] ?? ['unknown'];
+      return { arm: t.arm, planned: t.planned, dominant };
+    });
+}

@@ -14,6 +14,19 @@ function axisTitle(metric: string, unit: string): string {
   return unit ? `${metric} (${unit})` : metric;
 }
 
+/** Backends span 3 ms to 3 s: past a 10× range a linear axis is a smear at one edge, so the axis goes logarithmic. */
+export const LOG_AXIS_SPAN = 10;
+
+export function isWide(values: readonly number[]): boolean {
+  if (values.length === 0) return false;
+  const min = Math.min(...values);
+  return min > 0 && Math.max(...values) / min > LOG_AXIS_SPAN;
+}
+
+function valueScale(values: readonly number[]) {
+  return isWide(values) ? { type: 'log' as const } : { zero: false };
+}
+
 function armColor(arms: readonly string[]) {
   return { field: 'arm', type: 'nominal' as const, title: 'arm', scale: { domain: [...arms], scheme: 'tableau10' } };
 }
@@ -31,7 +44,7 @@ export function ecdfSpec(metric: string, unit: string, samples: readonly Sample[
     ],
     mark: { type: 'line', interpolate: 'step-after', point: { size: 14 } },
     encoding: {
-      x: { field: 'value', type: 'quantitative', title: axisTitle(metric, unit), scale: { zero: false } },
+      x: { field: 'value', type: 'quantitative', title: axisTitle(metric, unit), scale: valueScale(samples.map((s) => s.value)) },
       y: { field: 'ecdf', type: 'quantitative', title: 'fraction of ok trials ≤ x', scale: { domain: [0, 1] } },
       color: armColor(arms),
     },
@@ -49,7 +62,7 @@ export function driftSpec(metric: string, unit: string, samples: readonly Sample
     mark: { type: 'point', filled: true, size: 22, opacity: 0.8 },
     encoding: {
       x: { field: 'position', type: 'quantitative', title: 'schedule position', scale: { zero: false } },
-      y: { field: 'value', type: 'quantitative', title: axisTitle(metric, unit), scale: { zero: false } },
+      y: { field: 'value', type: 'quantitative', title: axisTitle(metric, unit), scale: valueScale(samples.map((s) => s.value)) },
       color: armColor(arms),
     },
   };
@@ -66,25 +79,28 @@ export interface ForestRow {
 export function forestSpec(title: string, rows: readonly ForestRow[], threshold?: number): TopLevelSpec {
   const values = rows.map((r) => ({ ...r }));
   const allX = rows.flatMap((r) => [r.low, r.high, r.ratio]).concat([1], threshold !== undefined ? [1 + threshold] : []);
+  // Ratios from 1× to 1000×: on a log axis every row stays readable and 1× sits where it should.
+  const log = isWide(allX);
   const span = Math.max(...allX) - Math.min(...allX) || 0.1;
-  const domain = [Math.min(...allX) - span * 0.08, Math.max(...allX) + span * 0.08];
-  const x = { field: 'ratio', type: 'quantitative' as const, title: 'ratio of medians (candidate / control), 95% CI', scale: { domain, zero: false } };
+  const domain = log ? [Math.min(...allX) / 1.25, Math.max(...allX) * 1.25] : [Math.min(...allX) - span * 0.08, Math.max(...allX) + span * 0.08];
+  const scale = log ? { domain, type: 'log' as const } : { domain, zero: false };
+  const x = { field: 'ratio', type: 'quantitative' as const, title: `ratio of medians (candidate / control), 95% CI${log ? ', log scale' : ''}`, scale };
   const y = { field: 'label', type: 'nominal' as const, title: null, sort: rows.map((r) => r.label), axis: { labelLimit: 360 } };
   const layers: NonNullable<Extract<TopLevelSpec, { layer: unknown }>['layer']> = [];
   if (threshold !== undefined) {
     layers.push({
       data: { values: [{ from: domain[0], to: 1 + threshold }] },
       mark: { type: 'rect', color: '#2ca02c', opacity: 0.12 },
-      encoding: { x: { field: 'from', type: 'quantitative', scale: { domain } }, x2: { field: 'to' } },
+      encoding: { x: { field: 'from', type: 'quantitative', scale }, x2: { field: 'to' } },
     });
     layers.push({
       data: { values: [{ limit: 1 + threshold }] },
       mark: { type: 'rule', color: '#d62728', strokeDash: [6, 3] },
-      encoding: { x: { field: 'limit', type: 'quantitative', scale: { domain } } },
+      encoding: { x: { field: 'limit', type: 'quantitative', scale } },
     });
   }
   layers.push(
-    { data: { values: [{ one: 1 }] }, mark: { type: 'rule', color: '#888' }, encoding: { x: { field: 'one', type: 'quantitative', scale: { domain } } } },
+    { data: { values: [{ one: 1 }] }, mark: { type: 'rule', color: '#888' }, encoding: { x: { field: 'one', type: 'quantitative', scale } } },
     { data: { values }, mark: { type: 'rule', strokeWidth: 2 }, encoding: { y, x: { ...x, field: 'low' }, x2: { field: 'high' } } },
     { data: { values }, mark: { type: 'point', filled: true, size: 60, color: '#1f77b4' }, encoding: { y, x } },
   );

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analyzeBundle } from '../../harness/analyze/index.ts';
+import { analysisJson, AnalysisJsonSchema, analyzeBundle } from '../../harness/analyze/index.ts';
+import { runCli } from './run-cli.ts';
 import { writeReport } from '../../reports/index.ts';
 import { fmt, fmtInterval, fmtRatio } from '../../reports/render/format.ts';
 import { terminalSummary } from '../../reports/render/terminal-summary.ts';
@@ -100,6 +101,16 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
         const s = summary.find((r) => r.backend === row.arm)!;
         expect([row.planned, row['failed/invalid'], row.ok]).toEqual([s.planned, s.failed, String(Number(s.planned) - Number(s.failed))]);
       }
+    });
+
+    it('analyze --json is one schema-valid document whose rows are the CSV cells', async () => {
+      const cli = await runCli(['analyze', dir, '--json']);
+      expect(cli.code, cli.stderr).toBe(0);
+      const json = AnalysisJsonSchema.parse(JSON.parse(cli.stdout));
+      expect(json).toEqual(analysisJson(analyzed.analysis));
+      expect(json.summary.length).toBe(summary.length);
+      json.summary.forEach((row, i) => expect(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? '' : String(v)]))).toEqual(summary[i]));
+      json.comparisons.forEach((row, i) => expect(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? '' : String(v)]))).toEqual(comparisons[i]));
     });
 
     it('the terminal summary leads with the primary metric and prints only CSV cells', () => {

@@ -3,7 +3,7 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 import { describe, expect, it } from 'vitest';
-import { driftSpec, ecdfSpec, forestSpec, kindChartSpec } from '../../reports/plots/plot-specs.ts';
+import { driftSpec, ecdfSpec, forestSpec, isWide, kindChartSpec } from '../../reports/plots/plot-specs.ts';
 import { renderVegaLite, stableIds } from '../../reports/plots/render-svg.ts';
 
 async function viaToSvg(spec: TopLevelSpec): Promise<string> {
@@ -38,5 +38,18 @@ describe('renderVegaLite', () => {
     const sync = renderVegaLite(spec, 'x');
     expect(sync.length).toBeGreaterThan(2000);
     expect(normalize(sync)).toBe(normalize(await viaToSvg(spec)));
+  });
+});
+
+describe('log axes when the data span more than 10× (issue 17)', () => {
+  it('ECDF and forest go logarithmic past 10×, stay linear within it', () => {
+    const wide = [3, 4, 5, 3000, 3100].map((value, i) => ({ arm: i < 3 ? 'host' : 'qemu', block: i, position: i, value }));
+    const narrow = [10, 11, 12, 13, 14].map((value, i) => ({ arm: 'host', block: i, position: i, value }));
+    const xScale = (spec: TopLevelSpec) => (spec as { encoding: { x: { scale: { type?: string } } } }).encoding.x.scale.type;
+    expect(xScale(ecdfSpec('ready_ms', 'ms', wide, ['host', 'qemu']))).toBe('log');
+    expect(xScale(ecdfSpec('ready_ms', 'ms', narrow, ['host']))).toBeUndefined();
+    const forest = forestSpec('f', [{ label: 'a', ratio: 2, low: 1.5, high: 2.5 }, { label: 'b', ratio: 900, low: 700, high: 1100 }]) as { layer: { encoding: { x: { scale: { type?: string } } } }[] };
+    expect(forest.layer.every((l) => l.encoding.x.scale.type === 'log')).toBe(true);
+    expect(isWide([1, 1.5, 2])).toBe(false);
   });
 });
