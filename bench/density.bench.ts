@@ -15,6 +15,7 @@ import { batchOptions, prepareDensityBaseline } from '../experiments/density/den
 import type { ExperimentContext } from '../harness/contracts/experiment-kind.ts';
 import { ensureTaskImage } from '../harness/image/ensure-image.ts';
 import { CleanupRegistry } from '../harness/run/cleanup-registry.ts';
+import { acquireRunLock } from '../harness/run/run-lock.ts';
 import { SpecSchema } from '../harness/spec/schema.ts';
 import { stateDir } from '../harness/state-dir.ts';
 
@@ -47,6 +48,9 @@ function vmHwmMiB(): number {
 export async function measureDensityBench(concurrency = 32): Promise<DensityBenchResult> {
   const runId = `bench${randomBytes(3).toString('hex')}`;
   const scratch = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
+  // A live run holds a run lock; without one, a concurrent `sandbench clean` (or a test suite's
+  // leftover sweep) takes the bench's budget and workers for a dead run's leftovers and kills them.
+  const releaseLock = acquireRunLock(stateDir(), runId);
   const image = await ensureTaskImage(stateDir(), { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 });
   const run: RunContext = { runId, image, stateDir: scratch, cleanup: new CleanupRegistry(runId), log: () => undefined, options: {} };
   const staged = createExecutor('staged', null)!;
@@ -81,6 +85,7 @@ export async function measureDensityBench(concurrency = 32): Promise<DensityBenc
     await run.cleanup.releaseAll();
     await executor.teardown();
     rmSync(scratch, { recursive: true, force: true });
+    releaseLock();
   }
 }
 
