@@ -3,7 +3,7 @@
  * a block where either arm has no valid value is dropped from the paired sample (and counted), so
  * a failure never becomes a zero and never unpairs the remaining rounds.
  */
-import { compareMedians, median, type MedianComparison } from '../stats/index.ts';
+import { compareMedians, holmWithGaps, median, SIGNIFICANCE_LEVEL, type MedianComparison } from '../stats/index.ts';
 import type { ArmMetricData } from './arm-metric.ts';
 import type { Cell } from '../bundle/csv.ts';
 import type { TableContext } from './summary-table.ts';
@@ -19,7 +19,28 @@ export const COMPARISONS_DETAIL_HEADER = [
   'diff_percentile_high', 'diff_bca_low', 'diff_bca_high', 'ratio', 'ratio_percentile_low', 'ratio_percentile_high',
   'ratio_bca_low', 'ratio_bca_high', 'hodges_lehmann', 'signed_rank_p', 'mann_whitney_p', 'underpowered',
   'underpowered_fraction', 'conclusion', 'resamples', 'prng', 'seed', 'seed_id', 'method', 'note',
+  'rank_test_p', 'family', 'family_size', 'holm_p', 'verdict_survives_holm',
 ] as const;
+
+/**
+ * The comparisons of one run form one family: their rank-test p-values (signed-rank when paired,
+ * Mann–Whitney otherwise) are Holm-adjusted together (FWER at 5% under any dependence), and each
+ * verdict says whether it survives. Comparisons without a p-value are not in the family.
+ */
+export interface FamilyMember {
+  rankP: number | null;
+  holmP: number | null;
+  size: number;
+  family: string;
+}
+
+export function comparisonFamily(outcomes: readonly ComparisonOutcome[], label: string): Map<ComparisonOutcome, FamilyMember> {
+  const ps = outcomes.map((o) => (o.result ? (o.result.signed_rank_p ?? o.result.mann_whitney_p) : null));
+  const adjusted = holmWithGaps(ps);
+  const size = ps.filter((p) => p !== null && Number.isFinite(p)).length;
+  const family = `${label}: ${size} rank test(s), Holm-adjusted`;
+  return new Map(outcomes.map((o, i) => [o, { rankP: ps[i] ?? null, holmP: adjusted[i] ?? null, size, family }]));
+}
 
 /** Used when a comparison cannot be computed (an arm has no valid value): a state, never a number. */
 export const INSUFFICIENT_DATA = 'insufficient data';
@@ -127,8 +148,9 @@ export function comparisonRow(ctx: TableContext, o: ComparisonOutcome): Cell[] {
   ];
 }
 
-export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, underpoweredFraction: number): Cell[] {
+export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, underpoweredFraction: number, member?: FamilyMember): Cell[] {
   const r = o.result;
+  const verdict = r?.conclusion === 'candidate faster' || r?.conclusion === 'candidate slower';
   return [
     ...comparisonKey(ctx, o),
     o.design,
@@ -160,6 +182,11 @@ export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, und
     r?.seed ?? null,
     o.seedId,
     r?.method ?? null,
-    o.note,
+    [o.note, ...(r?.notes ?? [])].filter(Boolean).join('; '),
+    member?.rankP ?? null,
+    member?.family ?? null,
+    member?.size ?? null,
+    member?.holmP ?? null,
+    verdict && member?.holmP !== null && member?.holmP !== undefined ? member.holmP < SIGNIFICANCE_LEVEL : null,
   ];
 }

@@ -4,7 +4,7 @@
  */
 import Papa from 'papaparse';
 import type { ArmMetricData, Observation } from './arm-metric.ts';
-import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
+import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonFamily, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
 import { formatCell, toCsv, type Cell } from '../bundle/csv.ts';
 import { BundleInputError as AnalysisInputError } from '../bundle/schemas.ts';
 import { textTable } from './table.ts';
@@ -114,10 +114,11 @@ export function analyzeLongCsv(text: string, options: LongCsvOptions): LongCsvRe
     .map((candidate) =>
       runComparison(candidate, controlData, { resamples: options.resamples, seedId: `${options.seedId}:${options.value}:${candidate.arm}`, underpoweredFraction: fraction }),
     );
+  const family = comparisonFamily(comparisons, `comparisons of ${source}`);
   const files = new Map<string, string>([
     ['summary.csv', toCsv(SUMMARY_HEADER, summaries.map((s) => summaryRow(ctx, s)))],
     ['comparisons.csv', toCsv(COMPARISONS_HEADER, comparisons.map((o) => comparisonRow(ctx, o)))],
-    ['comparisons-detail.csv', toCsv(COMPARISONS_DETAIL_HEADER, comparisons.map((o) => comparisonDetailRow(ctx, o, fraction)))],
+    ['comparisons-detail.csv', toCsv(COMPARISONS_DETAIL_HEADER, comparisons.map((o) => comparisonDetailRow(ctx, o, fraction, family.get(o))))],
     ['diagnostics.csv', toCsv(DIAGNOSTICS_HEADER, summaries.map((s) => diagnosticsRow(ctx, s)))],
   ]);
   return { files, summaries, comparisons, control };

@@ -14,6 +14,7 @@ import { SUMMARY_HEADER, summarizeArmMetric, summaryRow } from '../analyze/summa
 import type { ResolvedSpec } from '../bundle/schemas.ts';
 import { seedFromString } from '../plan/prng.ts';
 import { stratifiedBootstrap, type Stratum } from '../stats/stratified-bootstrap.ts';
+import { insufficientNote, MIN_PAIRS } from '../stats/minimum-n.ts';
 
 export const FLEET_FILES = { perHostSummary: BUNDLE_FILES.perHostSummary, comparisons: BUNDLE_FILES.fleetComparisons } as const;
 
@@ -124,7 +125,8 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
     comparisonRows.push([
       'combined', null, strata.length, request.candidate, request.control, request.metric, unit, e.n_blocks,
       e.difference, e.difference_ci.low, e.difference_ci.high, e.ratio, e.ratio_ci?.low ?? null, e.ratio_ci?.high ?? null,
-      conclude(e.difference_ci.low, e.difference_ci.high), method, note,
+      e.n_blocks < MIN_PAIRS ? INSUFFICIENT_DATA : conclude(e.difference_ci.low, e.difference_ci.high), method,
+      [note, e.n_blocks < MIN_PAIRS ? insufficientNote(e.n_blocks, 'paired blocks across hosts') : ''].filter(Boolean).join('; '),
     ]);
   }
   return new Map([
