@@ -89,9 +89,9 @@ export function createPvisorCheckpoint(variant: string | null = null): Checkpoin
     async checkpoint(trial, parent): Promise<CheckpointImage> {
       await stopParent(parent);
       // The ended job's owner may hold the Job for a while ("Job operation already in progress",
-      // "Job owner still holds stage; persistent checkpoint mutation refused"): retry for up to 20 s.
+      // "Job owner still holds stage", "EXECUTION_UNKNOWN ... no confirmed stopped Attempt"): retry for up to 20 s.
       let result = await execa('pvisor', ['checkpoint', 'create', parentStage(trial), '--json'], { reject: false, timeout: trial.timeoutMs });
-      for (let attempt = 0; attempt < 400 && result.exitCode !== 0 && /already in progress|still holds stage/.test(result.stderr); attempt++) {
+      for (let attempt = 0; attempt < 400 && result.exitCode !== 0 && /already in progress|still holds stage|EXECUTION_UNKNOWN/.test(result.stderr); attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         result = await execa('pvisor', ['checkpoint', 'create', parentStage(trial), '--json'], { reject: false, timeout: trial.timeoutMs });
       }
