@@ -96,13 +96,14 @@ function pairByBlock(candidate: ArmMetricData, control: ArmMetricData): Pairing 
   const common = [...c.keys()].filter((b) => k.has(b)).sort((a, b) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0));
   if (common.length === 0) return independent('no block holds a valid value for both arms: independent resampling');
   const allBlocks = new Set([...c.keys(), ...k.keys()]);
-  const dropped = allBlocks.size - common.length;
+  // One planned trial per block and arm here, so `planned` also counts the blocks where BOTH arms failed (absent from either map).
+  const dropped = Math.max(allBlocks.size, candidate.planned, control.planned) - common.length;
   return {
     candidate: common.map((b) => c.get(b)!),
     control: common.map((b) => k.get(b)!),
     paired: true,
     dropped,
-    note: dropped > 0 ? `${dropped} block(s) dropped: a valid value was missing for one arm` : '',
+    note: dropped > 0 ? `${dropped} block(s) dropped: a valid value was missing for one or both arms` : '',
   };
 }
 

@@ -33,3 +33,19 @@ describe('comparison family (Holm)', () => {
     expect(Number(none[col('holm_p')])).toBeGreaterThanOrEqual(Number(none[col('rank_test_p')]));
   });
 });
+
+describe('dropped blocks', () => {
+  it('counts blocks where both arms failed, not only those where one did', () => {
+    // 10 blocks; block 3: candidate missing; block 7: both missing (empty values = failed rows).
+    const lines = ['arm,block,value'];
+    for (let b = 0; b < 10; b++) {
+      lines.push(`ctl,${b},${b === 7 ? '' : 100 + b}`);
+      lines.push(`cand,${b},${b === 3 || b === 7 ? '' : 120 + b}`);
+    }
+    const result = analyzeLongCsv(`${lines.join('\n')}\n`, { source: 'drop.csv', value: 'value', arm: 'arm', block: 'block', control: 'ctl', where: [], resamples: 200, seedId: 'drop' });
+    const detail = Papa.parse<string[]>(result.files.get('comparisons-detail.csv')!.trimEnd()).data;
+    const row = detail[1]!;
+    expect(row[detail[0]!.indexOf('n_pairs')]).toBe('8');
+    expect(row[detail[0]!.indexOf('dropped_blocks')]).toBe('2');
+  });
+});
