@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 import { analyzeBundle } from '../analyze/index.ts';
 import { latestPerTrial } from '../analyze/arm-metric.ts';
 import type { TrialRecord } from '../journal/trial-record.ts';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 import { readJournal } from '../journal/journal.ts';
 import type { TrialRecord } from '../journal/trial-record.ts';
 import { parseResolvedSpec, type ResolvedSpec } from '../bundle/schemas.ts';

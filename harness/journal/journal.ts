@@ -5,8 +5,10 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { TrialRecordSchema, type TrialRecord } from './trial-record.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 
-export const JOURNAL_FILE = 'journal.jsonl';
+/** The journal's file name in a bundle (harness/bundle/layout.ts). */
+export const JOURNAL_FILE = BUNDLE_FILES.journal;
 
 export class JournalWriter {
   private readonly fd: number;

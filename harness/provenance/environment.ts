@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 import type { TaskImage } from '../image/task-image.ts';
 import type { ProbeResult } from '../contracts/executor.ts';
 import { fixtureRoot, pathClass, type PathClass } from '../state-dir.ts';

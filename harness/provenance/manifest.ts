@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 
 export const MANIFEST_SCHEMA_VERSION = 1;
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 import type { TaskImage } from '../image/task-image.ts';
 import { readManifest, writeManifest } from '../provenance/manifest.ts';
 import type { ResolvedSpec } from '../spec/resolve-spec.ts';

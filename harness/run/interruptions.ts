@@ -5,9 +5,10 @@
  */
 import { appendFileSync, existsSync, fsyncSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 
-export const INFLIGHT_FILE = 'inflight.json';
-export const INTERRUPTED_FILE = 'interrupted.jsonl';
+export const INFLIGHT_FILE = BUNDLE_FILES.inflight;
+export const INTERRUPTED_FILE = BUNDLE_FILES.interrupted;
 
 export interface InterruptionRecord {
   trial_id: string;

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
-import { BUNDLE_FILES } from '../bundle-layout.ts';
+import { BUNDLE_FILES } from '../bundle/layout.ts';
 import { ensureTaskImage } from '../image/ensure-image.ts';
 import { JournalWriter, readJournal } from '../journal/journal.ts';
 import { armLabel, type TrialRecord } from '../journal/trial-record.ts';

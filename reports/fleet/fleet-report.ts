@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { BUNDLE_FILES } from '../../harness/bundle-layout.ts';
+import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
 import { FLEET_FILES } from '../../harness/fleet/fleet-analysis.ts';
 
 export const FLEET_REPORT_FILE = 'fleet-report.md';
