@@ -196,6 +196,22 @@ export async function removeTaskImages(engine: ContainerEngine): Promise<string[
   return tags;
 }
 
+/**
+ * Whether the engine logged a `kill` of this container since `sinceMs`: the client exiting 137
+ * looks the same whether the task died or someone ran `podman kill`/`docker kill` from outside,
+ * but only the latter goes through the engine (the harness's own kills are flagged before they happen).
+ */
+export async function engineLoggedKill(engine: ContainerEngine, name: string, sinceMs: number): Promise<boolean> {
+  const since = String(Math.floor(sinceMs / 1000) - 1);
+  const filters = ['--filter', `container=${name}`, '--filter', 'event=kill'];
+  const args = engine.kind === 'podman'
+    ? ['events', '--stream=false', '--since', since, ...filters, '--format', '{{.Status}}']
+    // docker events streams unless --until is given; "now" ends the query at once.
+    : ['events', '--since', since, '--until', (Date.now() / 1000).toFixed(3), ...filters, '--format', '{{.Action}}'];
+  const result = await engineExec(engine, args, 15_000);
+  return result.exitCode === 0 && result.stdout.split('\n').some((line) => line.trim() === 'kill');
+}
+
 /** The engine's own start failures (exit 125 plus its error line), told apart from a task exiting 125. */
 export function classifyEngineExit(kind: EngineKind, info: ExitInfo, lines: readonly OutputLine[]): ExitInfo['infraFailure'] {
   if (info.timedOut || info.exitCode !== 125) return undefined;
@@ -345,7 +361,13 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       });
       // A container created after the first removal (kill during startup) is removed once the client is gone.
       let killed = false;
-      const exit = base.exit.then(async (info) => {
+      const launchedAtMs = Date.now();
+      const exit = base.exit.then(async (exited) => {
+        let info = exited;
+        // A signal death (exit >= 128) the harness did not cause: ask the engine whether it was a kill from outside.
+        if (!killed && !info.timedOut && !info.infraFailure && (info.exitCode ?? 0) >= 128 && (await engineLoggedKill(eng, name, launchedAtMs).catch(() => false))) {
+          info = { ...info, infraFailure: { category: 'killed_externally', reason: `${eng.kind} logged a kill of container ${name} that the harness did not send (\`${eng.kind} kill\` from outside); client exit ${info.exitCode}` } };
+        }
         if (killed || info.timedOut || info.signal) await remove().catch(() => undefined);
         return info;
       });

@@ -55,6 +55,11 @@ export interface TaskKind {
   requiresResult(spec: Spec): boolean;
   /** Kind-specific validity checks on top of exit code, markers and staging. */
   check(observation: TrialObservation): Promise<KindCheck>;
+  /**
+   * This trial's scratch root when it is not the run's (the baseline is `<root>/baseline`, the trial
+   * dir `<root>/<trial>`): the isolation kind places fixtures per trial. Default: the run's scratch dir.
+   */
+  scratchRootFor?(planned: PlannedTrial, ctx: ExperimentContext): string;
 }
 
 const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
@@ -118,7 +123,8 @@ export function createTrialExperiment(kind: TaskKind): Experiment {
     },
     async runTrial(planned, ctx) {
       const record = baseRecord(ctx, planned);
-      const trialDir = trialScratchDir(ctx, planned.trial_id);
+      const ownRoot = kind.scratchRootFor?.(planned, ctx);
+      const trialDir = ownRoot ? join(ownRoot, planned.trial_id) : trialScratchDir(ctx, planned.trial_id);
       rmSync(trialDir, { recursive: true, force: true });
       mkdirSync(trialDir, { recursive: true });
       const scratch = ctx.run.cleanup.register('tempdir', trialDir, () => rmSync(trialDir, { recursive: true, force: true }));
@@ -126,7 +132,7 @@ export function createTrialExperiment(kind: TaskKind): Experiment {
       const trial: TrialContext = {
         run: ctx.run,
         trialId: planned.trial_id,
-        baselineWorkspace: baselineDir,
+        baselineWorkspace: ownRoot ? join(ownRoot, 'baseline') : baselineDir,
         trialDir,
         timeoutMs: ctx.spec.timeout,
         controls: { cpus: ctx.spec.controls.cpus ?? null, memoryMiB: ctx.spec.controls.memory ?? null },

@@ -139,7 +139,7 @@ export interface ExitInfo {
   timedOut: boolean;
   tExitNs: bigint;
   /** Backend-specific failure detected by the adapter (e.g. "vm exited without REFERENCE_EXIT"). */
-  infraFailure?: { category: 'setup_failed' | 'isolation_refused' | 'recording_failed' | 'upstream_failed' | 'oom'; reason: string };
+  infraFailure?: { category: 'setup_failed' | 'isolation_refused' | 'recording_failed' | 'upstream_failed' | 'oom' | 'killed_externally'; reason: string };
 }
 
 export interface RunningTrial {

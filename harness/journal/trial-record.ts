@@ -9,7 +9,9 @@ export type Outcome = (typeof OUTCOMES)[number];
 /**
  * Why a trial did not count. `task_failed` is the task's own fault; everything else is
  * infrastructure and is reported apart from task failures (architecture doc, "Trial record").
- * `interrupted` marks a trial that was in flight when the harness was killed (resume re-runs it).
+ * `interrupted` marks a trial that was in flight when the harness was killed (resume re-runs it);
+ * `killed_externally` a sandbox killed from outside mid-trial (`podman kill`, `docker kill`): the
+ * engine logged a kill the harness never sent, so it is not the task's fault.
  */
 export const FAILURE_CATEGORIES = [
   'task_failed',
@@ -21,6 +23,7 @@ export const FAILURE_CATEGORIES = [
   'oom',
   'harness_error',
   'interrupted',
+  'killed_externally',
 ] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
@@ -32,6 +35,7 @@ export const INFRASTRUCTURE_FAILURES: ReadonlySet<FailureCategory> = new Set([
   'timeout',
   'harness_error',
   'interrupted',
+  'killed_externally',
 ]);
 
 export const ArmSchema = z.object({ backend: z.string(), variant: z.string().nullable() });

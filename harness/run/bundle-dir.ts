@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, statfsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
 
 /** A run needs room for its journal, CSVs and report; refuse before any trial when there is clearly none. */
@@ -12,13 +12,41 @@ export function newRunId(specName: string, now = new Date()): string {
   return `${stamp}-${slug}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
+/** statfs f_type of kernel pseudo-filesystems, where no bundle can live (linux/magic.h). */
+const PSEUDO_FILESYSTEMS: Record<number, string> = {
+  0x9fa0: 'procfs', 0x62656572: 'sysfs', 0x27e0eb: 'cgroupfs', 0x63677270: 'cgroup2fs', 0x1cd1: 'devpts', 0x64626720: 'debugfs', 0x73636673: 'securityfs', 0x74726163: 'tracefs', 0x6e736673: 'nsfs', 0xcafe4a11: 'bpffs',
+};
+
+/**
+ * mkdir -p done one level at a time from the nearest existing ancestor. Node's recursive mkdirSync
+ * loops forever on procfs (mkdir there fails with ENOENT although the parent exists, so it retries
+ * the parent); this walk checks the ancestor's filesystem first and stops at the first error.
+ */
+function makeDirChain(dir: string): void {
+  const missing: string[] = [];
+  let existing = resolve(dir);
+  while (!existsSync(existing)) {
+    missing.unshift(existing);
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  const pseudo = PSEUDO_FILESYSTEMS[statfsSync(existing).type];
+  if (pseudo) throw new UserError(`--out ${dir}: ${existing} is on ${pseudo}, a kernel pseudo-filesystem where a bundle cannot be written; choose a directory on a real disk (e.g. runs/<name>)`);
+  for (const path of missing) {
+    try {
+      mkdirSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      throw new UserError(`--out ${dir}: cannot create ${path} (${code}); choose a writable path`);
+    }
+  }
+}
+
 /** Create the bundle directory, or fail with a clear error before any trial runs. */
 export function prepareBundleDir(dir: string, { allowExisting }: { allowExisting: boolean }): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw new UserError(`--out ${dir}: cannot create the bundle directory (${(error as NodeJS.ErrnoException).code}); choose a writable path`);
-  }
+  makeDirChain(dir);
   try {
     accessSync(dir, constants.W_OK);
   } catch {
@@ -32,6 +60,26 @@ export function prepareBundleDir(dir: string, { allowExisting }: { allowExisting
   if (free < MIN_FREE_BYTES) {
     throw new UserError(`--out ${dir}: only ${Math.round(free / 1048576)} MiB free; a run needs at least ${MIN_FREE_BYTES / 1048576} MiB — free space or choose another disk`);
   }
+}
+
+/**
+ * Why `--resume dir` cannot continue, said so the user knows what to do: no directory, or a run
+ * stopped before its plan was written (nothing was recorded, so the fix is to start again).
+ */
+export function resumeRefusal(dir: string): string {
+  if (!existsSync(dir)) return `--resume ${dir}: no such directory; give the bundle directory a run printed (runs/<run-id>)`;
+  const specCopy = join(dir, 'spec.yaml');
+  if (!existsSync(specCopy)) return `--resume ${dir}: not a sandbench bundle (no spec.yaml, plan.json or resolved-spec.json); give the directory \`sandbench run\` printed`;
+  let specPath: string | null = null;
+  try {
+    specPath = (JSON.parse(readFileSync(join(dir, 'resolved-spec.json'), 'utf8')) as { spec_path?: string }).spec_path ?? null;
+  } catch {
+    // killed before resolved-spec.json: only the spec copy is there
+  }
+  const start = specPath && existsSync(specPath)
+    ? `rm -r ${dir} && sandbench run ${specPath} --out ${dir}`
+    : `cp ${specCopy} ./spec.yaml && rm -r ${dir} && sandbench run ./spec.yaml --out ${dir}`;
+  return `--resume ${dir}: nothing was recorded — the run stopped before its plan was written, so no trial ran. Start it again (with the same options): ${start}`;
 }
 
 export function bundleExists(dir: string): boolean {

@@ -18,7 +18,7 @@ import type { Experiment, ExperimentContext } from '../contracts/experiment-kind
 import type { RunWiring } from '../contracts/wiring.ts';
 import type { RunContext } from '../contracts/executor.ts';
 import { CleanupRegistry } from './cleanup-registry.ts';
-import { bundleExists, newRunId, prepareBundleDir } from './bundle-dir.ts';
+import { bundleExists, newRunId, prepareBundleDir, resumeRefusal } from './bundle-dir.ts';
 import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-set.ts';
 import { finalizeBundle } from './finalize-bundle.ts';
 import { clearInflight, markInflight, readInflight, recordInterruption } from './interruptions.ts';
@@ -105,7 +105,7 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
 async function startResume(request: RunRequest): Promise<StartedRun> {
   if (request.shard) throw new UserError('--shard: not with --resume (the bundle\'s plan.json already holds its shard); drop --shard');
   const bundleDir = resolve(request.resume!);
-  if (!bundleExists(bundleDir)) throw new UserError(`--resume ${bundleDir}: not a sandbench bundle (no plan.json / resolved-spec.json)`);
+  if (!bundleExists(bundleDir)) throw new UserError(resumeRefusal(bundleDir));
   const resolved = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), 'utf8')) as ResolvedSpec;
   const plan = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
   const experiment = experimentFor(resolved.spec, request.wiring);

@@ -10,6 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
+import { INFRASTRUCTURE_FAILURES } from '../../harness/journal/trial-record.ts';
+import { stateDir } from '../../harness/state-dir.ts';
+import { dockerdPaths } from '../../executors/dockerd-manager.ts';
 import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
 import { leftoverLines, runIdOf, waitFor } from './fault-support.ts';
 
@@ -75,7 +78,7 @@ async function killFromOutside(backend: string, strike: (runId: string) => Promi
 }
 
 describe('sandbox killed from outside mid-trial', () => {
-  it('podman kill: the trial fails with a category, promptly, nothing left', async () => {
+  it('podman kill: killed_externally (infrastructure, not task_failed), promptly, nothing left', async () => {
     const { record, afterKillMs, runId } = await killFromOutside('podman', async (id) => {
       const name = await podmanContainer(id);
       if (!name) return false;
@@ -84,11 +87,38 @@ describe('sandbox killed from outside mid-trial', () => {
     });
     console.log(`podman kill: outcome ${record.outcome}/${record.failure_category}, run ended ${afterKillMs} ms after the kill; notes: ${record.notes.join(' | ')}`);
     expect(record.outcome).toBe('failed');
-    expect(record.failure_category).not.toBeNull();
-    expect(record.failure_category).not.toBe('timeout');
+    expect(record.failure_category).toBe('killed_externally');
+    expect(INFRASTRUCTURE_FAILURES.has(record.failure_category!)).toBe(true);
+    expect(record.notes.join(' ')).toMatch(/podman logged a kill of container .* the harness did not send/);
     expect(afterKillMs).toBeLessThan(60_000);
     expect(await leftoverLines(runId)).toEqual([]);
   }, 300_000);
+
+  it('docker kill: killed_externally too (the private dockerd\'s event log)', async () => {
+    const host = process.env.DOCKER_HOST ?? `unix://${dockerdPaths(stateDir()).socket}`;
+    const { record, runId } = await killFromOutside('docker', async (id) => {
+      const ps = await execa('docker', ['-H', host, 'ps', '--filter', `label=sandbench.run_id=${id}`, '--filter', 'status=running', '--format', '{{.Names}}'], { reject: false });
+      const name = ps.stdout.trim().split('\n')[0];
+      if (!name) return false;
+      await sleep(500);
+      return (await execa('docker', ['-H', host, 'kill', name], { reject: false })).exitCode === 0;
+    });
+    console.log(`docker kill: outcome ${record.outcome}/${record.failure_category}; notes: ${record.notes.join(' | ')}`);
+    expect(record.failure_category).toBe('killed_externally');
+    expect(record.notes.join(' ')).toMatch(/docker logged a kill of container/);
+    expect(await leftoverLines(runId)).toEqual([]);
+  }, 300_000);
+
+  it('a task that dies of its own SIGKILL stays task_failed (the engine logged no kill)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbench-selfkill-'));
+    const path = join(dir, 'spec.yaml');
+    writeFileSync(path, 'name: fault-selfkill\nexperiment: command\narms: [{ backend: podman }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 2m\ntask: { argv: ["/bin/sh", "-c", "/bin/sh -c \'kill -9 $$\'; exit $?"] }\n');
+    const run = await sandbench(['run', path, '--out', join(dir, 'bundle')]);
+    expect(run.code, run.stderr).toBe(0);
+    const [record] = readJournal(join(dir, 'bundle', 'journal.jsonl')).records;
+    expect(record!.exit_code).toBe(137);
+    expect(record!.failure_category).toBe('task_failed');
+  }, 180_000);
 
   it.skipIf(!hasQemu)('kill -9 of the qemu process: the trial fails with a category, promptly, nothing left', async () => {
     let seenAt = 0;
