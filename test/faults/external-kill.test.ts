@@ -71,7 +71,8 @@ async function killFromOutside(backend: string, strike: (runId: string) => Promi
   const killedAt = Date.now();
   const result = await child;
   const afterKillMs = Date.now() - killedAt;
-  expect(result.exitCode, result.stderr).toBe(0);
+  // Exit 4: the run finished but an arm has no valid trial (the one trial failed, as it must here).
+  expect(result.exitCode, result.stderr).toBe(4);
   const records = readJournal(join(bundle, 'journal.jsonl')).records;
   expect(records).toHaveLength(1);
   return { record: records[0]!, afterKillMs, runId };
@@ -114,7 +115,7 @@ describe('sandbox killed from outside mid-trial', () => {
     const path = join(dir, 'spec.yaml');
     writeFileSync(path, 'name: fault-selfkill\nexperiment: command\narms: [{ backend: podman }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 2m\ntask: { argv: ["/bin/sh", "-c", "/bin/sh -c \'kill -9 $$\'; exit $?"] }\n');
     const run = await sandbench(['run', path, '--out', join(dir, 'bundle')]);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(4);
     const [record] = readJournal(join(dir, 'bundle', 'journal.jsonl')).records;
     expect(record!.exit_code).toBe(137);
     expect(record!.failure_category).toBe('task_failed');
