@@ -8,7 +8,7 @@ import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, com
 import { formatCell, toCsv, type Cell } from '../bundle/csv.ts';
 import { BundleInputError as AnalysisInputError } from '../bundle/schemas.ts';
 import { textTable } from './table.ts';
-import { DIAGNOSTICS_HEADER, diagnosticsRow, SUMMARY_HEADER, summarizeArmMetric, summaryRow, type ArmMetricSummary, type TableContext } from './summary-table.ts';
+import { DIAGNOSTICS_HEADER, diagnosticsRow, driftFamily, SUMMARY_HEADER, summarizeArmMetric, summaryRow, type ArmMetricSummary, type TableContext } from './summary-table.ts';
 import { unitOf } from './units.ts';
 import { DEFAULT_UNDERPOWERED_FRACTION } from '../stats/index.ts';
 
@@ -114,12 +114,13 @@ export function analyzeLongCsv(text: string, options: LongCsvOptions): LongCsvRe
     .map((candidate) =>
       runComparison(candidate, controlData, { resamples: options.resamples, seedId: `${options.seedId}:${options.value}:${candidate.arm}`, underpoweredFraction: fraction }),
     );
+  const drifts = driftFamily(summaries);
   const family = comparisonFamily(comparisons, `comparisons of ${source}`);
   const files = new Map<string, string>([
     ['summary.csv', toCsv(SUMMARY_HEADER, summaries.map((s) => summaryRow(ctx, s)))],
     ['comparisons.csv', toCsv(COMPARISONS_HEADER, comparisons.map((o) => comparisonRow(ctx, o)))],
     ['comparisons-detail.csv', toCsv(COMPARISONS_DETAIL_HEADER, comparisons.map((o) => comparisonDetailRow(ctx, o, fraction, family.get(o))))],
-    ['diagnostics.csv', toCsv(DIAGNOSTICS_HEADER, summaries.map((s) => diagnosticsRow(ctx, s)))],
+    ['diagnostics.csv', toCsv(DIAGNOSTICS_HEADER, summaries.map((s) => diagnosticsRow(ctx, s, drifts.get(s))))],
   ]);
   return { files, summaries, comparisons, control };
 }

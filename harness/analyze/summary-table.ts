@@ -1,5 +1,5 @@
 /** summary.csv (public contract) and diagnostics.csv (everything else a careful reader checks). */
-import { drift, madOutliers, MAD_Z_THRESHOLD, medianOrderStatisticCi, summarize, variability, type Drift, type MedianInterval, type OutlierFlags, type Summary, type Variability } from '../stats/index.ts';
+import { drift, DRIFT_MIN_N, DRIFT_P_THRESHOLD, holmWithGaps, madOutliers, MAD_Z_THRESHOLD, medianOrderStatisticCi, summarize, variability, type Drift, type MedianInterval, type OutlierFlags, type Summary, type Variability } from '../stats/index.ts';
 import type { ArmMetricData } from './arm-metric.ts';
 import { sortedJson, type Cell } from '../bundle/csv.ts';
 
@@ -11,7 +11,7 @@ export const SUMMARY_HEADER = [
 export const DIAGNOSTICS_HEADER = [
   'batch', 'mode', 'backend', 'metric', 'unit', 'planned', 'failed', 'failure_categories', 'n', 'ok_without_metric',
   'mean', 'mad', 'overall_p50', 'outliers_mad_z', 'outlier_rule', 'drift_rho', 'drift_p', 'drift_warning',
-  'cv', 'cv_warning', 'cluster_note', 'limitations',
+  'cv', 'cv_warning', 'cluster_note', 'limitations', 'drift_family_size', 'drift_holm_p', 'drift_survives_holm',
 ] as const;
 
 export interface TableContext {
@@ -82,7 +82,18 @@ export function summaryRow(ctx: TableContext, { data, summary: s }: ArmMetricSum
   ];
 }
 
-export function diagnosticsRow(ctx: TableContext, { data, summary: s, diagnostics: d }: ArmMetricSummary): Cell[] {
+/**
+ * The drift tests of one run are one family (every arm × metric with n ≥ DRIFT_MIN_N): Holm-adjusted
+ * p-values, and whether each drift flag survives at DRIFT_P_THRESHOLD.
+ */
+export function driftFamily(summaries: readonly ArmMetricSummary[]): Map<ArmMetricSummary, { holmP: number | null; size: number }> {
+  const ps = summaries.map((x) => (x.diagnostics.drift && x.summary.n >= DRIFT_MIN_N ? x.diagnostics.drift.p : null));
+  const adjusted = holmWithGaps(ps);
+  const size = ps.filter((p) => p !== null).length;
+  return new Map(summaries.map((x, i) => [x, { holmP: adjusted[i] ?? null, size }]));
+}
+
+export function diagnosticsRow(ctx: TableContext, { data, summary: s, diagnostics: d }: ArmMetricSummary, member?: { holmP: number | null; size: number }): Cell[] {
   const { outliers, drift: trend, variability: spread, clusterNote } = d;
   return [
     ctx.batch,
@@ -107,5 +118,8 @@ export function diagnosticsRow(ctx: TableContext, { data, summary: s, diagnostic
     spread?.warning ?? null,
     clusterNote,
     data.limitations.join('; '),
+    member?.size ?? null,
+    member?.holmP ?? null,
+    trend?.drifting && member?.holmP !== null && member?.holmP !== undefined ? member.holmP < DRIFT_P_THRESHOLD : null,
   ];
 }

@@ -49,3 +49,22 @@ describe('dropped blocks', () => {
     expect(row[detail[0]!.indexOf('dropped_blocks')]).toBe('2');
   });
 });
+
+describe('drift family (Holm)', () => {
+  it('diagnostics.csv Holm-adjusts the drift tests of one run and says whether each flag survives', () => {
+    const lines = ['arm,block,value'];
+    for (let b = 0; b < 20; b++) {
+      lines.push(`ctl,${b},${100 + ((b * 7) % 5)}`);
+      lines.push(`up,${b},${100 + b * 2}`);
+    }
+    const result = analyzeLongCsv(`${lines.join('\n')}\n`, { source: 'drift.csv', value: 'value', arm: 'arm', block: 'block', control: 'ctl', where: [], resamples: 100, seedId: 'drift' });
+    const rows = Papa.parse<string[]>(result.files.get('diagnostics.csv')!.trimEnd()).data;
+    const h = rows[0]!;
+    const up = rows.find((r) => r[h.indexOf('backend')] === 'up')!;
+    expect(up[h.indexOf('drift_family_size')]).toBe('2');
+    const p = Number(up[h.indexOf('drift_p')]);
+    expect(Number(up[h.indexOf('drift_holm_p')])).toBeCloseTo(Math.min(1, 2 * p), 12);
+    expect(up[h.indexOf('drift_warning')]).toBe('true');
+    expect(up[h.indexOf('drift_survives_holm')]).toBe('true');
+  });
+});
