@@ -45,6 +45,9 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   log "installing Node dependencies (npm ci)"
   npm ci --no-audit --no-fund
 fi
+# The compiled CLI (dist/): bin/sandbench.mjs uses it while it matches the sources, so rebuild it
+# every time (≈1 s); `npm ci` builds it too (the prepare script).
+node scripts/build-dist.mjs
 
 # The native launcher (issue 14) every directly spawned trial goes through: a small C program built
 # with the system compiler into launcher/build/. Without it trials use Node's spawn (slower floor);

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 type Registrar = (program: Command) => void;
 
@@ -28,10 +29,24 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   capacity: async () => (await import('./capacity.ts')).registerCapacity,
 };
 
-/** The registrars needed to parse `argv`: the named command's only, or all of them for top-level help. */
+/**
+ * Top-level help and unknown commands: a light stand-in per command from COMMAND_SUMMARIES (same
+ * name, arguments and description), so `sandbench --help` loads no command module.
+ */
+function summaryRegistrar(name: string): Registrar {
+  const summary = COMMAND_SUMMARIES[name]!;
+  return (program) => {
+    const command = program.command(name).description(summary.description);
+    if (summary.args) command.arguments(summary.args);
+    // commander prints " [options]" for a command that has any option.
+    if (summary.options) command.addOption(new Option('--placeholder').hideHelp());
+  };
+}
+
+/** The registrars needed to parse `argv`: the named command's only (also for `help <command>`), or the light stand-ins. */
 export async function registrarsFor(argv: string[]): Promise<Registrar[]> {
-  const name = argv[2];
+  const name = argv[2] === 'help' ? argv[3] : argv[2];
   const loader = name ? COMMAND_LOADERS[name] : undefined;
   if (loader) return [await loader()];
-  return Promise.all(Object.values(COMMAND_LOADERS).map((load) => load()));
+  return Object.keys(COMMAND_LOADERS).map(summaryRegistrar);
 }

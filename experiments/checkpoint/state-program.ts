@@ -9,8 +9,9 @@ import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { StateProgram } from '../../executors/checkpoint/mechanism.ts';
 import { HOST_PYTHON } from '../../executors/checkpoint/host-mechanism.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 
-export const STATE_SCRIPT = new URL('./state_server.py', import.meta.url).pathname;
+export const STATE_SCRIPT = join(PROJECT_ROOT, 'experiments', 'checkpoint', 'state_server.py');
 export const SCRIPT_IN_WORKSPACE = '.sandbench/state_server.py';
 export const ANSWER_PREFIX = 'STATE ';
 

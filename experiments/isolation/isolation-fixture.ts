@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { treeDigest } from '../../executors/workspace-diff.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 
 export const PROBE_SCRIPT = 'isolation_probe.py';
 export const READ_CANARIES = { abs_read: 'abs-read.txt', symlink_read: 'symlink-read.txt', proc_root_read: 'proc-root-read.txt', traversal_read: 'traversal-read.txt' } as const;
@@ -20,7 +21,7 @@ export const WORKSPACE_DATA = 'data.txt';
 export const WORKSPACE_WRITTEN = 'written.txt';
 const SOCKET_NAME = 'host.sock';
 
-const probeSource = readFileSync(new URL(`./${PROBE_SCRIPT}`, import.meta.url), 'utf8');
+const probeSource = readFileSync(join(PROJECT_ROOT, 'experiments', 'isolation', PROBE_SCRIPT), 'utf8');
 
 export interface IsolationFixture {
   nonce: string;

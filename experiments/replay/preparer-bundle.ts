@@ -13,9 +13,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type BuildOptions } from 'esbuild';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 
-const ENTRY = new URL('../../cli/replay-preparer-entry.ts', import.meta.url).pathname;
-const SNAPSHOT_ENTRY = new URL('../../cli/replay-preparer-snapshot-entry.ts', import.meta.url).pathname;
+const ENTRY = join(PROJECT_ROOT, 'cli', 'replay-preparer-entry.ts');
+const SNAPSHOT_ENTRY = join(PROJECT_ROOT, 'cli', 'replay-preparer-snapshot-entry.ts');
 
 export interface PreparerBundle {
   kind: 'bundle' | 'snapshot';

@@ -7,13 +7,14 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { ReplayAgent } from './agents.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 
 export const REPLAY_SUBJECTS = ['sandbench', 'pvisor-replay'] as const;
 export type ReplaySubject = (typeof REPLAY_SUBJECTS)[number];
 export const PREPARER_ENTRIES = ['bundle', 'snapshot', 'tsx-lean', 'cli'] as const;
 export type PreparerEntry = (typeof PREPARER_ENTRIES)[number];
 
-export const PROJECT_ROOT = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
+export { PROJECT_ROOT };
 
 export interface SubjectStatus {
   subject: ReplaySubject;
