@@ -22,6 +22,13 @@ export interface ProbeResult {
   fix?: string;
 }
 
+/**
+ * Probe detail keys that hold a measurement taken at run start (the launcher's calibrated no-op
+ * floor) rather than an identity of the backend: recorded for the reader, never part of the
+ * comparability fingerprint compare and gate check (two runs of one build always differ in them).
+ */
+export const MEASURED_DETAIL_KEYS: readonly string[] = ['launcher_floor_median_ms', 'launcher_floor_mad_ms', 'launcher_floor_n', 'launcher_floor_failures'];
+
 /** Resources and facts shared by all trials of one run. */
 export interface RunContext {
   runId: string;

@@ -4,6 +4,7 @@
  * kernel, backend versions, image digest and controls. Two bundles are comparable only when these agree.
  */
 import type { Bundle } from '../../harness/bundle/read.ts';
+import { MEASURED_DETAIL_KEYS } from '../../harness/contracts/executor.ts';
 
 type Json = unknown;
 
@@ -49,8 +50,12 @@ export function findFactEntry(facts: readonly [string, string][], names: readonl
   return null;
 }
 
-/** Version of a backend from whatever probe layout environment.json uses: a map keyed by backend or a list of {backend, version}. */
-export function backendVersion(environment: Record<string, Json> | null, backend: string): string | null {
+/**
+ * Version of a backend from whatever probe layout environment.json uses: a map keyed by backend or a
+ * list of {backend, version}. `identity` leaves out measured details (the launcher's floor), for
+ * the comparability fingerprint: two runs of one build always measure a slightly different floor.
+ */
+export function backendVersion(environment: Record<string, Json> | null, backend: string, options: { identity?: boolean } = {}): string | null {
   if (!environment) return null;
   const candidates: Json[] = [];
   const walk = (node: Json, depth: number) => {
@@ -70,6 +75,7 @@ export function backendVersion(environment: Record<string, Json> | null, backend
     const version = primitive(candidate.version);
     const details = isObject(candidate.details)
       ? Object.keys(candidate.details)
+          .filter((k) => !options.identity || !MEASURED_DETAIL_KEYS.includes(k))
           .sort()
           .map((k) => `${k}=${primitive((candidate.details as Record<string, Json>)[k]) ?? ''}`)
           .join(' ')
@@ -121,7 +127,7 @@ export function fingerprint(bundle: Bundle, backends: readonly string[]): Finger
     values.image_digest = imageDigests(bundle);
   }
   values.controls = JSON.stringify(sortKeys(bundle.resolved.spec.controls ?? {}));
-  for (const backend of [...new Set(backends)].sort()) values[`backend ${backend}`] = backendVersion(bundle.environment, backend);
+  for (const backend of [...new Set(backends)].sort()) values[`backend ${backend}`] = backendVersion(bundle.environment, backend, { identity: true });
   return { values };
 }
 
