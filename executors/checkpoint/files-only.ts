@@ -3,10 +3,47 @@
  * at the checkpoint (its files are frozen; its memory is not kept, and the mechanism says so), and
  * every child starts a fresh state process on its own copy-on-write view of the frozen files.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
+import { treeDigest } from '../workspace-diff.ts';
 import type { StateProcess } from './state-process.ts';
-import type { ParentSandbox, Sandbox } from './mechanism.ts';
+import type { CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { stopStateProcess } from './state-process.ts';
+import { TrialResources } from './tracked.ts';
+
+/** Where a files-only mechanism keeps the parent's frozen files (layer or copy) of a trial. */
+export const frozenOf = (trial: MechanismTrial) => join(trial.dir, 'frozen');
+
+/**
+ * Per-trial resources and the shared tail of a files-only mechanism's lifecycle: digest of the
+ * frozen files, closing a child, and discarding a trial (release what it started, remove its dir).
+ */
+export function filesOnlyLifecycle(label: string): {
+  resourcesOf(trial: MechanismTrial): TrialResources;
+} & Pick<CheckpointMechanism, 'frozenDigest' | 'destroy' | 'discard' | 'teardown'> {
+  const resources = new Map<string, TrialResources>();
+  return {
+    resourcesOf(trial) {
+      if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
+      return resources.get(trial.trialId)!;
+    },
+    async frozenDigest(trial) {
+      return treeDigest(frozenOf(trial));
+    },
+    async destroy(_trial, sandbox) {
+      await sandbox.channel.close();
+    },
+    async discard(trial) {
+      const tracked = resources.get(trial.trialId);
+      resources.delete(trial.trialId);
+      const errors = tracked ? await tracked.releaseAll() : [];
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      if (errors.length > 0) throw new Error(`${label} checkpoint cleanup: ${errors.join('; ')}`);
+    },
+    async teardown() {},
+  };
+}
 
 export function sandboxOf(id: string, process: StateProcess, facts: Record<string, unknown>): Sandbox {
   return { id, channel: process.channel, pids: async () => process.running.rootPids(), facts };

@@ -9,16 +9,14 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ProbeResult } from '../../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from '../launch-prefix.ts';
-import { copyWorkspace, treeDigest } from '../workspace-diff.ts';
-import { parentOf, sandboxOf, stopParent, treeBytes } from './files-only.ts';
+import { copyWorkspace } from '../workspace-diff.ts';
+import { filesOnlyLifecycle, frozenOf, parentOf, sandboxOf, stopParent, treeBytes } from './files-only.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { spawnStateProcess, type StateProcess } from './state-process.ts';
-import { TrialResources } from './tracked.ts';
 
 /** The host's own interpreter (not a pyenv shim on PATH): the host arm runs host binaries. */
 export const HOST_PYTHON = '/usr/bin/python3';
 
-const frozenOf = (trial: MechanismTrial) => join(trial.dir, 'frozen');
 
 /** Whether `cp --reflink=always` works in `dir` (ext4: no; xfs/btrfs: yes). */
 async function reflinkWorks(dir: string): Promise<boolean> {
@@ -36,11 +34,8 @@ async function reflinkWorks(dir: string): Promise<boolean> {
 }
 
 export function createHostCheckpoint(variant: string | null = null): CheckpointMechanism {
-  const resources = new Map<string, TrialResources>();
-  const resourcesOf = (trial: MechanismTrial) => {
-    if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
-    return resources.get(trial.trialId)!;
-  };
+  const lifecycle = filesOnlyLifecycle('host');
+  const { resourcesOf } = lifecycle;
   const launch = (trial: MechanismTrial, workspace: string, id: string): StateProcess => {
     const command = trial.program.stdio(workspace, HOST_PYTHON);
     const process = spawnStateProcess({
@@ -93,19 +88,9 @@ export function createHostCheckpoint(variant: string | null = null): CheckpointM
       await execa('cp', ['-a', '--reflink=auto', `${frozenOf(trial)}/.`, `${workspace}/`]);
       return sandboxOf(`child-${index}`, launch(trial, workspace, `child-${index}`), { workspace });
     },
-    async frozenDigest(trial) {
-      return treeDigest(frozenOf(trial));
-    },
-    async destroy(_trial, sandbox) {
-      await sandbox.channel.close();
-    },
-    async discard(trial) {
-      const tracked = resources.get(trial.trialId);
-      resources.delete(trial.trialId);
-      const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-      if (errors.length > 0) throw new Error(`host checkpoint cleanup: ${errors.join('; ')}`);
-    },
-    async teardown() {},
+    frozenDigest: lifecycle.frozenDigest,
+    destroy: lifecycle.destroy,
+    discard: lifecycle.discard,
+    teardown: lifecycle.teardown,
   };
 }

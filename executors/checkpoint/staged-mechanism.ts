@@ -4,17 +4,14 @@
  * frozen layer; overlayfs never writes a lowerdir, so the layer is read-only from then on. Child i
  * gets an overlay with lower = [frozen, baseline] and its own empty upper, and a fresh state process.
  */
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProbeResult, RunContext, TrialContext } from '../../harness/contracts/executor.ts';
 import { createStagedExecutor, stagedLaunchArgv } from '../staged.ts';
-import { treeDigest } from '../workspace-diff.ts';
-import { parentOf, sandboxOf, stopParent, treeBytes } from './files-only.ts';
+import { filesOnlyLifecycle, frozenOf, parentOf, sandboxOf, stopParent, treeBytes } from './files-only.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { spawnStateProcess, type StateProcess } from './state-process.ts';
-import { TrialResources } from './tracked.ts';
 
-const frozenOf = (trial: MechanismTrial) => join(trial.dir, 'frozen');
 
 /** A TrialContext for stagedLaunchArgv: its lowerdir is the given overlay lower list. */
 function stageContext(trial: MechanismTrial, dir: string, lower: string): TrialContext {
@@ -25,11 +22,8 @@ function stageContext(trial: MechanismTrial, dir: string, lower: string): TrialC
 export function createStagedCheckpoint(variant: string | null = null): CheckpointMechanism {
   const executor = createStagedExecutor(variant);
   let rootfs: string | null = null;
-  const resources = new Map<string, TrialResources>();
-  const resourcesOf = (trial: MechanismTrial) => {
-    if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
-    return resources.get(trial.trialId)!;
-  };
+  const lifecycle = filesOnlyLifecycle('staged');
+  const { resourcesOf } = lifecycle;
 
   const launch = (trial: MechanismTrial, dir: string, lower: string, id: string): { sandbox: Sandbox; process: StateProcess } => {
     if (!rootfs) throw new Error('staged checkpoint: prepare() was not called');
@@ -70,19 +64,9 @@ export function createStagedCheckpoint(variant: string | null = null): Checkpoin
     async restore(trial, _image, index): Promise<Sandbox> {
       return launch(trial, join(trial.dir, `child-${index}`), `${frozenOf(trial)}:${trial.baseline}`, `child-${index}`).sandbox;
     },
-    async frozenDigest(trial) {
-      return treeDigest(frozenOf(trial));
-    },
-    async destroy(_trial, sandbox) {
-      await sandbox.channel.close();
-    },
-    async discard(trial) {
-      const tracked = resources.get(trial.trialId);
-      resources.delete(trial.trialId);
-      const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-      if (errors.length > 0) throw new Error(`staged checkpoint cleanup: ${errors.join('; ')}`);
-    },
-    async teardown() {},
+    frozenDigest: lifecycle.frozenDigest,
+    destroy: lifecycle.destroy,
+    discard: lifecycle.discard,
+    teardown: lifecycle.teardown,
   };
 }
