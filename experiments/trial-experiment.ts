@@ -15,6 +15,7 @@ import { plannedRecord } from '../harness/journal/record-base.ts';
 import type { Spec } from '../harness/spec/schema.ts';
 import type { Experiment, ExperimentContext, KindAnalysis } from '../harness/contracts/experiment-kind.ts';
 import { runScratchDir } from '../harness/state-dir.ts';
+import type { ResourceHandle } from '../harness/run/cleanup-registry.ts';
 
 export const READY_MARKER = 'REFERENCE_READY';
 export const RESULT_MARKER = 'REFERENCE_RESULT';
@@ -103,6 +104,13 @@ function firstLineMs(running: RunningTrial, lines: OutputLine[]): number | null 
   return lines[0] ? msBetween(running.tSpawnNs, lines[0].tNs) : null;
 }
 
+/** A fresh, empty per-trial directory, registered for cleanup (release the handle when the trial is done). */
+export function freshTrialDir(ctx: ExperimentContext, trialDir: string): ResourceHandle {
+  rmSync(trialDir, { recursive: true, force: true });
+  mkdirSync(trialDir, { recursive: true });
+  return ctx.run.cleanup.register('tempdir', trialDir, () => rmSync(trialDir, { recursive: true, force: true }));
+}
+
 /** Per-trial scratch: $SANDBENCH_HOME/tmp/sandbench-<run>/<trial>, so `clean` can find it by run id. */
 export function trialScratchDir(ctx: ExperimentContext, trialId: string): string {
   return join(runScratchDir(ctx.run.stateDir, ctx.run.runId), trialId);
@@ -125,9 +133,7 @@ export function createTrialExperiment(kind: TaskKind): Experiment {
       const record = baseRecord(ctx, planned);
       const ownRoot = kind.scratchRootFor?.(planned, ctx);
       const trialDir = ownRoot ? join(ownRoot, planned.trial_id) : trialScratchDir(ctx, planned.trial_id);
-      rmSync(trialDir, { recursive: true, force: true });
-      mkdirSync(trialDir, { recursive: true });
-      const scratch = ctx.run.cleanup.register('tempdir', trialDir, () => rmSync(trialDir, { recursive: true, force: true }));
+      const scratch = freshTrialDir(ctx, trialDir);
       const executor = ctx.executorFor(planned.arm);
       const trial: TrialContext = {
         run: ctx.run,

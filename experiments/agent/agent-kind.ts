@@ -20,7 +20,7 @@ import { buildPlan, specArms, type PlannedTrial } from '../../harness/plan/plan.
 import { AgentSpecSchema, type Spec } from '../../harness/spec/schema.ts';
 import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
 import { FORWARDER_SCRIPT, MODEL_JOURNAL_FILE, loadModelScript, startModelService, type ModelJournalEntry, type ModelScript, type ModelService } from '../../services/model/index.ts';
-import { baseRecord, trialScratchDir } from '../trial-experiment.ts';
+import { baseRecord, freshTrialDir, trialScratchDir } from '../trial-experiment.ts';
 import { parseAgentArm } from './agent-arms.ts';
 import { agentKindAnalysis } from './agent-analysis.ts';
 import { judgeAgentTrial } from './agent-judge.ts';
@@ -155,9 +155,7 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
   const { agent, cpuModel } = parseAgentArm(planned.arm);
   const layer = state.layers.get(agent.name)!;
   const trialDir = trialScratchDir(ctx, planned.trial_id);
-  rmSync(trialDir, { recursive: true, force: true });
-  mkdirSync(trialDir, { recursive: true });
-  const scratch = ctx.run.cleanup.register('tempdir', trialDir, () => rmSync(trialDir, { recursive: true, force: true }));
+  const scratch = freshTrialDir(ctx, trialDir);
   const executor = ctx.executorFor(planned.arm);
   const trial: TrialContext = {
     run: ctx.run,
