@@ -1,0 +1,70 @@
+/**
+ * The contract between the rollout kind (experiments/rollout/*.ts: trials, cells, measurements) and
+ * its task sets (experiments/rollout/tasks/: built-in generated tasks and SWE-bench-format
+ * instances, their evaluators, the built-in agent). A task says what the baseline workspace is,
+ * what the scripted model answers for an attempt, and how a candidate is scored; the kind decides
+ * where the agent runs, where scoring runs (a fresh scoring sandbox, never the agent's sandbox and
+ * never the host baseline) and what is retained.
+ */
+
+/** Where a task came from: sandbench's deterministic generator or a SWE-bench/SWE-Gym instance file. */
+export type TaskSource = 'builtin' | 'swe-bench';
+
+/** One attempt's scripted path: the right fix, or a seeded wrong path (a fix that breaks another test). */
+export type AttemptPath = 'right' | 'wrong';
+
+export interface RolloutTask {
+  /** Task id; also the model-script task id prefix (URL-safe: letters, digits, `.`, `_`, `-`). */
+  readonly id: string;
+  readonly source: TaskSource;
+  /** Baseline repository directory (a deterministic git repo at `baseCommit`); never modified. */
+  readonly repoDir: string;
+  readonly baseCommit: string;
+  /** The user prompt handed to the agent. */
+  readonly prompt: string;
+  /** Model script (sandbench-model-script/1) holding this task's script tasks. */
+  readonly scriptPath: string;
+  /** The model-script task id that answers an attempt on `path` (e.g. `<id>` or `<id>.wrong`). */
+  scriptTaskId(path: AttemptPath): string;
+  readonly evaluator: TaskEvaluator;
+}
+
+export interface TaskEvaluator {
+  /** Recorded with every score (`evaluator_version`); changes whenever scoring would. */
+  readonly version: string;
+  /**
+   * Build the scoring workspace in `dir` (empty, on the host): the baseline files, the candidate
+   * files laid over them, plus whatever the evaluator adds (e.g. a SWE-bench test patch). The
+   * candidate is read from `candidateDir` (the files the agent changed, relative paths) and
+   * `deleted` (paths the agent removed).
+   */
+  stageScoringWorkspace(dir: string, candidate: CandidateFiles): Promise<void>;
+  /** argv run inside the fresh scoring sandbox with cwd /workspace (stdlib python3 + git only). */
+  readonly scoringArgv: readonly string[];
+  /** The score from the scoring command's outcome; a crash of the tests is reward 0, not an error. */
+  parseScore(outcome: { exitCode: number | null; stdout: string; stderr: string }): TaskScore;
+}
+
+export interface CandidateFiles {
+  /** Directory holding the changed/added files at their workspace-relative paths. */
+  readonly dir: string;
+  /** Workspace-relative paths that were added or modified. */
+  readonly changed: readonly string[];
+  /** Workspace-relative paths the agent deleted. */
+  readonly deleted: readonly string[];
+}
+
+export interface TaskScore {
+  /** 1 when every required test passes, else 0 (binary like SWE-bench's resolved). */
+  readonly reward: number;
+  readonly passed: readonly string[];
+  readonly failed: readonly string[];
+  /** Set when the evaluator itself could not judge (unparseable output): an infrastructure failure, not reward 0. */
+  readonly evaluatorError?: string;
+}
+
+/** A loaded task set: what a spec's `rollout.tasks` names. */
+export interface TaskSet {
+  readonly id: string;
+  readonly tasks: readonly RolloutTask[];
+}
