@@ -68,3 +68,39 @@ export interface TaskSet {
   readonly id: string;
   readonly tasks: readonly RolloutTask[];
 }
+
+/**
+ * How the rollout kind runs the built-in agent (experiments/rollout/agent/agent.py, stdlib
+ * python3), added by the kind's side so both halves agree on one command line:
+ *
+ *   python3 <agent dir>/agent.py --base-url URL --prompt-file FILE --trajectory FILE
+ *                                [--max-turns N] [--tool-timeout SECONDS]
+ *
+ * cwd is /workspace. URL is the model service with the route prefix already appended
+ * (http://127.0.0.1:PORT/t/<script task>/a/<attempt>; the agent appends /v1/chat/completions):
+ * the kind's entry script resolves SANDBENCH_SERVICE_URL or starts the forwarder first. FILE paths
+ * are relative to /workspace under `.sandbench-rollout/` (the kind excludes that directory from the
+ * candidate files and reads the trajectory from it). Exit codes: BUILTIN_AGENT_EXIT.
+ */
+export interface BuiltinAgentArgs {
+  readonly baseUrl: string;
+  readonly promptFile: string;
+  readonly trajectory: string;
+  readonly maxTurns?: number;
+  readonly toolTimeoutSeconds?: number;
+}
+
+/** Workspace-relative directory for the agent's prompt and trajectory; never part of a candidate. */
+export const ROLLOUT_META_DIR = '.sandbench-rollout';
+
+/** The built-in agent's exit codes; the kind maps them to failure categories (model errors → upstream_failed). */
+export const BUILTIN_AGENT_EXIT = {
+  /** Final text reply received. */
+  done: 0,
+  /** The model service answered an HTTP error (5xx / 4xx) or the connection failed: upstream. */
+  modelError: 3,
+  /** max turns reached without a final reply: the task's own failure. */
+  maxTurns: 4,
+  /** Bad arguments or an internal crash of the agent. */
+  agentError: 2,
+} as const;
