@@ -2,7 +2,7 @@
 import { BUNDLE_FILES } from '../bundle/layout.ts';
 import { toCsv } from '../bundle/csv.ts';
 import type { BundleAnalysis } from './bundle-analysis.ts';
-import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonFamily, comparisonRow } from './comparison-table.ts';
+import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow } from './comparison-table.ts';
 import { EVIDENCE_HEADER, evidenceCells } from './evidence.ts';
 import { SAMPLES_HEADER, sampleRows } from './samples-table.ts';
 import { DIAGNOSTICS_HEADER, diagnosticsRow, driftFamily, SUMMARY_HEADER, summaryRow } from './summary-table.ts';
@@ -12,12 +12,11 @@ export function analysisFiles(analysis: BundleAnalysis): Map<string, string> {
   const fraction = analysis.resolved.spec.underpowered_fraction;
   const files = new Map<string, string>();
   const drifts = driftFamily(analysis.summaries);
-  const family = comparisonFamily(analysis.comparisons, `comparisons of run ${ctx.batch}`);
   files.set(BUNDLE_FILES.samples, toCsv(SAMPLES_HEADER, sampleRows(analysis.records)));
   files.set(BUNDLE_FILES.summary, toCsv(SUMMARY_HEADER, analysis.summaries.map((s) => summaryRow(ctx, s))));
   files.set(BUNDLE_FILES.diagnostics, toCsv(DIAGNOSTICS_HEADER, analysis.summaries.map((s) => diagnosticsRow(ctx, s, drifts.get(s)))));
   files.set(BUNDLE_FILES.comparisons, toCsv(COMPARISONS_HEADER, analysis.comparisons.map((o) => comparisonRow(ctx, o))));
-  files.set(BUNDLE_FILES.comparisonsDetail, toCsv(COMPARISONS_DETAIL_HEADER, analysis.comparisons.map((o) => comparisonDetailRow(ctx, o, fraction, family.get(o)))));
+  files.set(BUNDLE_FILES.comparisonsDetail, toCsv(COMPARISONS_DETAIL_HEADER, analysis.comparisons.map((o, i) => comparisonDetailRow(ctx, o, fraction, analysis.family.members[i]))));
   for (const [name, content] of analysis.extras.files) {
     if (files.has(name)) throw new Error(`analysis extension for ${analysis.kind} tried to overwrite ${name}`);
     files.set(name, content);

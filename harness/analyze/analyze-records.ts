@@ -8,6 +8,7 @@ import { BundleInputError } from '../bundle/schemas.ts';
 import { armOrder, collectArmMetrics, latestPerTrial, metricOrder, type ArmMetricData } from './arm-metric.ts';
 import type { ArmSummary, ArmTrials, BundleAnalysis } from './bundle-analysis.ts';
 import { runComparison, type ComparisonOutcome } from './comparison-table.ts';
+import { comparisonFamily } from './comparison-family.ts';
 import { comparisonEvidence, conditionOf, EVIDENCE_SOURCE, summaryEvidence, type EvidenceRow } from './evidence.ts';
 import { expectedBlocks, type AnalysisInput, type KindAnalysis } from './kind-analysis.ts';
 import { summarizeArmMetric, type TableContext } from './summary-table.ts';
@@ -152,6 +153,7 @@ export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): 
     summaries,
     trials: armTrials(data, arms, metrics[0]),
     comparisons,
+    family: comparisonFamily(comparisons, `comparisons of run ${runId}`),
     evidence,
     extras,
     warnings: analysisWarnings(input, specArms, records, summaries),

@@ -6,6 +6,7 @@
 import type { TrialRecord } from '../journal/trial-record.ts';
 import type { ResolvedSpec } from '../spec/resolve-spec.ts';
 import type { ArmMetricData } from './arm-metric.ts';
+import type { ComparisonFamily } from './comparison-family.ts';
 import type { ComparisonOutcome } from './comparison-table.ts';
 import type { EvidenceRow } from './evidence.ts';
 import type { KindChart } from './kind-analysis.ts';
@@ -60,6 +61,8 @@ export interface BundleAnalysis {
   summaries: ArmSummary[];
   trials: ArmTrials[];
   comparisons: ComparisonOutcome[];
+  /** The comparisons' multiplicity family (Holm over their rank tests); members index-aligned with `comparisons`. */
+  family: ComparisonFamily;
   evidence: EvidenceRow[];
   extras: KindExtras;
   /** What a reader must be told before any number (torn journal, incomplete run, failed trials). */

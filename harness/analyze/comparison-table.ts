@@ -3,7 +3,8 @@
  * a block where either arm has no valid value is dropped from the paired sample (and counted), so
  * a failure never becomes a zero and never unpairs the remaining rounds.
  */
-import { compareMedians, holmWithGaps, median, SIGNIFICANCE_LEVEL, type MedianComparison } from '../stats/index.ts';
+import { compareMedians, median, type MedianComparison } from '../stats/index.ts';
+import type { FamilyMember } from './comparison-family.ts';
 import type { ArmMetricData } from './arm-metric.ts';
 import type { Cell } from '../bundle/csv.ts';
 import type { TableContext } from './summary-table.ts';
@@ -21,26 +22,6 @@ export const COMPARISONS_DETAIL_HEADER = [
   'underpowered_fraction', 'conclusion', 'resamples', 'prng', 'seed', 'seed_id', 'method', 'note',
   'rank_test_p', 'family', 'family_size', 'holm_p', 'verdict_survives_holm',
 ] as const;
-
-/**
- * The comparisons of one run form one family: their rank-test p-values (signed-rank when paired,
- * Mann–Whitney otherwise) are Holm-adjusted together (FWER at 5% under any dependence), and each
- * verdict says whether it survives. Comparisons without a p-value are not in the family.
- */
-export interface FamilyMember {
-  rankP: number | null;
-  holmP: number | null;
-  size: number;
-  family: string;
-}
-
-export function comparisonFamily(outcomes: readonly ComparisonOutcome[], label: string): Map<ComparisonOutcome, FamilyMember> {
-  const ps = outcomes.map((o) => (o.result ? (o.result.signed_rank_p ?? o.result.mann_whitney_p) : null));
-  const adjusted = holmWithGaps(ps);
-  const size = ps.filter((p) => p !== null && Number.isFinite(p)).length;
-  const family = `${label}: ${size} rank test(s), Holm-adjusted`;
-  return new Map(outcomes.map((o, i) => [o, { rankP: ps[i] ?? null, holmP: adjusted[i] ?? null, size, family }]));
-}
 
 /** Used when a comparison cannot be computed (an arm has no valid value): a state, never a number. */
 export const INSUFFICIENT_DATA = 'insufficient data';
@@ -151,7 +132,6 @@ export function comparisonRow(ctx: TableContext, o: ComparisonOutcome): Cell[] {
 
 export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, underpoweredFraction: number, member?: FamilyMember): Cell[] {
   const r = o.result;
-  const verdict = r?.conclusion === 'candidate faster' || r?.conclusion === 'candidate slower';
   return [
     ...comparisonKey(ctx, o),
     o.design,
@@ -188,6 +168,6 @@ export function comparisonDetailRow(ctx: TableContext, o: ComparisonOutcome, und
     member?.family ?? null,
     member?.size ?? null,
     member?.holmP ?? null,
-    verdict && member?.holmP !== null && member?.holmP !== undefined ? member.holmP < SIGNIFICANCE_LEVEL : null,
+    member?.survives ?? null,
   ];
 }

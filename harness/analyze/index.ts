@@ -2,8 +2,9 @@
 export { analyzeBundle, analyzeLoadedBundle, descriptorFor, type AnalyzedBundle, type AnalyzeBundleResult, type AnalyzeBundleOptions } from './analyze-bundle.ts';
 export { analyzeRecords, comparisonRequests, type ComparisonRequest } from './analyze-records.ts';
 export { analysisFiles } from './analysis-files.ts';
-export { analysisJson, AnalysisJsonSchema, type AnalysisJson } from './analysis-json.ts';
+export { analysisJson, AnalysisJsonSchema, FAMILY_COLUMNS, type AnalysisJson } from './analysis-json.ts';
 export { compareArms } from './arm-comparison.ts';
+export { comparisonFamily, hasVerdict, memberOf, type ComparisonFamily, type FamilyMember } from './comparison-family.ts';
 export { ANALYSIS_SCHEMA_VERSION, armsWithoutValidTrials, type EmptyArm, summaryOf, dataOf, samplesOf, trialsOf, armsWithTrials, metricsWithSamples, type BundleAnalysis, type ArmSummary, type ArmTrials, type ArmSample, type KindExtras } from './bundle-analysis.ts';
 export { fallbackAnalysis, expectedBlocks, type AnalysisInput, type KindAnalysis, type KindCatalog, type KindChart, type KindExtension, type KindExtensionOutput } from './kind-analysis.ts';
 export { EVIDENCE_HEADER, EVIDENCE_SOURCE, conditionOf, evidenceCells, type EvidenceRow, type EvidenceStatistic } from './evidence.ts';

@@ -4,7 +4,8 @@
  */
 import Papa from 'papaparse';
 import type { ArmMetricData, Observation } from './arm-metric.ts';
-import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonFamily, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
+import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
+import { comparisonFamily } from './comparison-family.ts';
 import { formatCell, toCsv, type Cell } from '../bundle/csv.ts';
 import { BundleInputError as AnalysisInputError } from '../bundle/schemas.ts';
 import { textTable } from './table.ts';
@@ -119,7 +120,7 @@ export function analyzeLongCsv(text: string, options: LongCsvOptions): LongCsvRe
   const files = new Map<string, string>([
     ['summary.csv', toCsv(SUMMARY_HEADER, summaries.map((s) => summaryRow(ctx, s)))],
     ['comparisons.csv', toCsv(COMPARISONS_HEADER, comparisons.map((o) => comparisonRow(ctx, o)))],
-    ['comparisons-detail.csv', toCsv(COMPARISONS_DETAIL_HEADER, comparisons.map((o) => comparisonDetailRow(ctx, o, fraction, family.get(o))))],
+    ['comparisons-detail.csv', toCsv(COMPARISONS_DETAIL_HEADER, comparisons.map((o, i) => comparisonDetailRow(ctx, o, fraction, family.members[i])))],
     ['diagnostics.csv', toCsv(DIAGNOSTICS_HEADER, summaries.map((s) => diagnosticsRow(ctx, s, drifts.get(s))))],
   ]);
   return { files, summaries, comparisons, control };

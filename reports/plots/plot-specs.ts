@@ -68,6 +68,45 @@ export function driftSpec(metric: string, unit: string, samples: readonly Sample
   };
 }
 
+/** One arm of a headline chart: its P50 with the order-statistic CI, or its two cluster medians. */
+export interface HeadlinePoint {
+  arm: string;
+  p50: number | null;
+  low: number | null;
+  high: number | null;
+  /** Separated clusters: no single P50, both cluster medians are drawn (hollow). */
+  clusters: [number, number] | null;
+}
+
+/** The title every headline chart carries (the browser test finds the chart by it). */
+export function headlineTitle(metric: string): string {
+  return `${metric}: P50 with 95% CI by arm`;
+}
+
+/**
+ * The headline dot-and-interval chart of one primary metric: P50 and its 95% CI per arm, sorted
+ * fastest first, on a log axis past a 10× span (backends span 1 ms to 3 s).
+ */
+export function headlineSpec(metric: string, unit: string, points: readonly HeadlinePoint[], arms: readonly string[]): TopLevelSpec {
+  const sorted = [...points].sort((a, b) => (a.p50 ?? a.clusters?.[0] ?? Infinity) - (b.p50 ?? b.clusters?.[0] ?? Infinity) || (a.arm < b.arm ? -1 : 1));
+  const all = sorted.flatMap((p) => [p.p50, p.low, p.high, ...(p.clusters ?? [])]).filter((v): v is number => v !== null && Number.isFinite(v));
+  const log = isWide(all);
+  const scale = log ? { type: 'log' as const } : { zero: false };
+  const x = { field: 'p50', type: 'quantitative' as const, title: `${axisTitle(metric, unit)}, P50 and 95% CI${log ? ', log scale' : ''}`, scale };
+  const y = { field: 'arm', type: 'nominal' as const, title: null, sort: sorted.map((p) => p.arm), axis: { labelLimit: 240 } };
+  // The arm names are the y labels already: colour keeps the arms consistent with the other plots, no legend needed.
+  const color = { ...armColor(arms), legend: null };
+  const intervals = sorted.filter((p) => p.low !== null && p.high !== null).map((p) => ({ arm: p.arm, low: p.low, high: p.high }));
+  const medians = sorted.filter((p) => p.p50 !== null).map((p) => ({ arm: p.arm, p50: p.p50 }));
+  const clusters = sorted.flatMap((p) => (p.clusters ?? []).map((v) => ({ arm: p.arm, p50: v })));
+  const layers: NonNullable<Extract<TopLevelSpec, { layer: unknown }>['layer']> = [
+    { data: { values: intervals }, mark: { type: 'rule', strokeWidth: 3 }, encoding: { y, x: { ...x, field: 'low' }, x2: { field: 'high' }, color } },
+    { data: { values: medians }, mark: { type: 'point', filled: true, size: 90 }, encoding: { y, x, color } },
+  ];
+  if (clusters.length > 0) layers.push({ data: { values: clusters }, mark: { type: 'point', shape: 'diamond', filled: false, size: 90, strokeWidth: 2 }, encoding: { y, x, color } });
+  return { $schema: SCHEMA, title: headlineTitle(metric), width: WIDTH, height: Math.max(60, sorted.length * 30), layer: layers } as TopLevelSpec;
+}
+
 export interface ForestRow {
   label: string;
   ratio: number;

@@ -2,7 +2,8 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { samplesOf, unitOf, type BundleAnalysis } from '../../harness/analyze/index.ts';
 import type { ComparisonRow, ReportModel } from '../render/report-model.ts';
-import { driftSpec, ecdfSpec, forestSpec, kindChartSpec, type ForestRow } from './plot-specs.ts';
+import { driftSpec, ecdfSpec, forestSpec, headlineSpec, kindChartSpec, type ForestRow } from './plot-specs.ts';
+import { headlinePoints, leadMetrics } from '../render/headline.ts';
 import { renderVegaLite } from './render-svg.ts';
 
 export interface PlotDefinition {
@@ -51,6 +52,16 @@ export function reportPlotDefinitions(analysis: BundleAnalysis, model: ReportMod
     plots.push({ id: chart.id, title: chart.title, spec });
   }
   return plots;
+}
+
+/** The headline chart of each lead metric (P50 and CI per arm), drawn above every table of the report. */
+export function headlinePlotDefinitions(model: ReportModel): PlotDefinition[] {
+  return leadMetrics(model).flatMap((metric, index) => {
+    const points = headlinePoints(model, metric);
+    if (points.length === 0) return [];
+    const spec = headlineSpec(metric, model.headline.find((r) => r.metric === metric)?.unit ?? unitOf(metric), points, model.arms);
+    return [{ id: `headline-${index}`, title: String(spec.title), spec }];
+  });
 }
 
 /** Renders in order, one view at a time (vega views are heavy; the machine is shared). */

@@ -23,5 +23,10 @@ export function fmtPercent(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }
 
+/** A comparison's method without its per-row seed (the seed stays in comparisons.csv), so equal methods are written once. */
+export function methodWithoutSeed(method: string): string {
+  return method.replace(/; seed \d+ \([^)]*\)$/, '; seed per comparison in comparisons.csv');
+}
+
 /** One home for cell escaping: the Table renderers in harness/analyze/table.ts. */
 export { escapeHtml, mdCell } from '../../harness/analyze/table.ts';

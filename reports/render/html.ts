@@ -16,16 +16,18 @@ th{background:#f3f3f3}
 .refuse{background:#fdecea;border-left:4px solid #d62728;padding:.5rem 1rem;margin:1rem 0}
 figure{margin:1rem 0}figcaption{font-size:.85rem;color:#555}
 .meta{color:#555;font-size:.9rem}
+.verdicts{font-size:1rem;margin:.5rem 0;padding-left:1.2rem}.verdicts li{margin:.15rem 0}
+figure.headline{margin:.5rem 0 1rem}
 details{margin:1rem 0}summary{cursor:pointer;font-weight:600}
 `;
 
 export { htmlTable };
 
-export function htmlPlot(plot: RenderedPlot): string {
-  return `<figure id="plot-${escapeHtml(plot.id)}" class="plot">\n${plot.svg}\n<figcaption>${escapeHtml(plot.title)}</figcaption>\n</figure>`;
+export function htmlPlot(plot: RenderedPlot, className = 'plot'): string {
+  return `<figure id="plot-${escapeHtml(plot.id)}" class="${escapeHtml(className)}">\n${plot.svg}\n<figcaption>${escapeHtml(plot.title)}</figcaption>\n</figure>`;
 }
 
-export type HtmlBlock = { kind: 'heading'; text: string } | { kind: 'paragraph'; text: string; className?: string } | { kind: 'list'; items: string[]; className?: string } | { kind: 'table'; table: Table } | { kind: 'plot'; plot: RenderedPlot } | { kind: 'details'; summary: string; blocks: HtmlBlock[] };
+export type HtmlBlock = { kind: 'heading'; text: string } | { kind: 'paragraph'; text: string; className?: string } | { kind: 'list'; items: string[]; className?: string } | { kind: 'table'; table: Table } | { kind: 'plot'; plot: RenderedPlot; className?: string } | { kind: 'details'; summary: string; blocks: HtmlBlock[] };
 
 function block(b: HtmlBlock): string {
   switch (b.kind) {
@@ -38,7 +40,7 @@ function block(b: HtmlBlock): string {
     case 'table':
       return htmlTable(b.table);
     case 'plot':
-      return htmlPlot(b.plot);
+      return htmlPlot(b.plot, b.className ? `plot ${b.className}` : 'plot');
     case 'details':
       return `<details>\n<summary>${escapeHtml(b.summary)}</summary>\n${b.blocks.map(block).join('\n')}\n</details>`;
   }

@@ -19,6 +19,7 @@ import {
 } from '../../harness/analyze/index.ts';
 import type { MedianInterval } from '../../harness/stats/index.ts';
 import { environmentSummary } from '../bundle/environment.ts';
+import { methodWithoutSeed } from './format.ts';
 
 /** A CSV row of the analysis as column → cell, so a report reads exactly what the file holds. */
 function byColumn(header: readonly string[], cells: readonly Cell[]): Record<string, Cell> {
@@ -58,6 +59,19 @@ export interface ComparisonRow {
   ratioHigh: number | null;
   conclusion: string;
   method: string;
+  /** The analysis's multiplicity family (comparisons-detail.csv's family columns). */
+  rankP: number | null;
+  holmP: number | null;
+  /** Null when the comparison drew no verdict. */
+  survivesHolm: boolean | null;
+}
+
+/** The comparisons' family as the report states it: size, verdicts drawn, verdicts surviving Holm. */
+export interface FamilySummary {
+  label: string;
+  size: number;
+  verdicts: number;
+  surviving: number;
 }
 
 export type FailureRow = ArmTrials;
@@ -76,6 +90,7 @@ export interface ReportModel {
   warmups: number | null;
   headline: HeadlineRow[];
   comparisons: ComparisonRow[];
+  family: FamilySummary;
   failures: FailureRow[];
   diagnostics: Table | null;
   /** Tables the kind adds (density capacity). */
@@ -114,8 +129,9 @@ function headlineRow(s: ArmSummary, ctx: AnalyzedBundle['analysis']['context'], 
 
 function comparisonRows(analyzed: AnalyzedBundle): ComparisonRow[] {
   const { analysis } = analyzed;
-  return analysis.comparisons.map((o) => {
+  return analysis.comparisons.map((o, i) => {
     const c = byColumn(COMPARISONS_HEADER, comparisonRow(analysis.context, o));
+    const member = analysis.family.members[i];
     return {
       candidate: String(c.candidate),
       control: String(c.control),
@@ -130,6 +146,9 @@ function comparisonRows(analyzed: AnalyzedBundle): ComparisonRow[] {
       ratioHigh: numberOrNull(c.ratio_ci95_high),
       conclusion: String(c.conclusion ?? ''),
       method: String(c.confidence_method ?? ''),
+      rankP: member?.rankP ?? null,
+      holmP: member?.holmP ?? null,
+      survivesHolm: member?.survives ?? null,
     };
   });
 }
@@ -188,7 +207,10 @@ function methodLines(analyzed: AnalyzedBundle, comparisons: ComparisonRow[]): st
     `Comparisons: difference and ratio of medians with 95% bootstrap CIs (${resamples} resamples; paired-round over blocks), seeded PRNG whose seed derives from run_id:metric:arm; see each row's method.`,
     'Outliers are flagged (MAD z-score), never removed; drift is the rank correlation of value with schedule position (see the drift plots).',
   ];
-  const methods = [...new Set(comparisons.map((c) => c.method).filter(Boolean))];
+  lines.push(
+    "Multiplicity: the comparisons of one run are one family; their rank-test p-values (signed-rank when paired, Mann–Whitney otherwise) are Holm-adjusted together, and a verdict survives when its adjusted p < 0.05 (comparisons-detail.csv: rank_test_p, family, family_size, holm_p, verdict_survives_holm).",
+  );
+  const methods = [...new Set(comparisons.map((c) => methodWithoutSeed(c.method)).filter(Boolean))];
   for (const method of methods) lines.push(`Comparison method recorded in the bundle: ${method}`);
   return lines;
 }
@@ -215,6 +237,12 @@ export function buildReportModel(analyzed: AnalyzedBundle): ReportModel {
     // Arms skipped at preflight have no trials: they are in the warnings, not in the table.
     headline: analysis.summaries.filter((s) => s.skipped === null && s.data.planned > 0).map((s) => headlineRow(s, analysis.context, analysis.primaryMetrics)),
     comparisons,
+    family: {
+      label: analysis.family.label,
+      size: analysis.family.size,
+      verdicts: analysis.family.members.filter((m) => m.survives !== null).length,
+      surviving: analysis.family.members.filter((m) => m.survives === true).length,
+    },
     failures: recorded,
     diagnostics: diagnosticsTable(analyzed),
     kindTables: analysis.extras.tables,

@@ -1,6 +1,6 @@
 /** The report's tables (harness's one Table type), rendered identically to HTML, markdown and text. */
 import type { Table } from '../../harness/analyze/table.ts';
-import { fmt, fmtInterval, fmtRatio } from './format.ts';
+import { fmt, fmtInterval, fmtRatio, methodWithoutSeed } from './format.ts';
 import type { ComparisonRow, FailureRow, HeadlineRow, ReportModel } from './report-model.ts';
 
 export type { Table } from '../../harness/analyze/table.ts';
@@ -23,10 +23,18 @@ export function headlineTable(rows: readonly HeadlineRow[]): Table {
   };
 }
 
-export function comparisonTable(rows: readonly ComparisonRow[], caption = 'Comparisons (candidate vs control)'): Table {
+const holmText = (c: ComparisonRow) => (c.holmP === null ? '—' : c.holmP < 0.001 ? c.holmP.toExponential(1) : c.holmP.toPrecision(2));
+const survivesText = (c: ComparisonRow) => (c.survivesHolm === null ? '—' : c.survivesHolm ? 'yes' : 'no');
+
+/** The comparisons with their Holm columns; the method is written once per distinct method as a footnote (m1, m2, …), not per row. */
+export function comparisonTable(rows: readonly ComparisonRow[], caption = 'Comparisons (candidate vs control)', familyLabel?: string): Table {
+  const methods = [...new Set(rows.map((c) => methodWithoutSeed(c.method)).filter(Boolean))];
+  const id = (c: ComparisonRow) => (c.method ? `m${methods.indexOf(methodWithoutSeed(c.method)) + 1}` : '—');
+  const notes = methods.map((m, i) => `m${i + 1}: ${m}`);
+  if (familyLabel) notes.push(`Holm p: ${familyLabel}; a verdict survives when its Holm-adjusted p < 0.05`);
   return {
     caption,
-    header: ['candidate', 'control', 'metric', 'n', 'difference of medians [95% CI]', 'ratio [95% CI]', 'conclusion', 'method'],
+    header: ['candidate', 'control', 'metric', 'n', 'difference of medians [95% CI]', 'ratio [95% CI]', 'conclusion', 'Holm p', 'survives Holm', 'method'],
     rows: rows.map((c) => [
       c.candidate,
       c.control,
@@ -35,8 +43,11 @@ export function comparisonTable(rows: readonly ComparisonRow[], caption = 'Compa
       `${fmt(c.difference, c.unit)} ${fmtInterval(c.differenceLow, c.differenceHigh)}`,
       `${fmtRatio(c.ratio)} ${fmtInterval(c.ratioLow, c.ratioHigh, fmtRatio)}`,
       c.conclusion,
-      c.method,
+      holmText(c),
+      survivesText(c),
+      id(c),
     ]),
+    footnote: notes.length > 0 ? notes.join(' · ') : undefined,
   };
 }
 
@@ -76,7 +87,7 @@ export interface ReportTables {
 export function reportTables(model: ReportModel): ReportTables {
   return {
     headline: headlineTable(model.headline),
-    comparisons: model.comparisons.length > 0 ? comparisonTable(model.comparisons) : null,
+    comparisons: model.comparisons.length > 0 ? comparisonTable(model.comparisons, undefined, model.family.label) : null,
     failures: failureTable(model.failures),
     kind: model.kindTables,
     diagnostics: model.diagnostics,

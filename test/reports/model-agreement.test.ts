@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analysisJson, AnalysisJsonSchema, analyzeBundle } from '../../harness/analyze/index.ts';
+import { analysisJson, AnalysisJsonSchema, analyzeBundle, FAMILY_COLUMNS } from '../../harness/analyze/index.ts';
 import { runCli } from './run-cli.ts';
 import { writeReport } from '../../reports/index.ts';
-import { fmt, fmtInterval, fmtRatio } from '../../reports/render/format.ts';
+import { fmt, fmtInterval, fmtRatio, methodWithoutSeed } from '../../reports/render/format.ts';
 import { terminalSummary } from '../../reports/render/terminal-summary.ts';
 import { kindCatalog } from '../../cli/kinds.ts';
 
@@ -46,11 +46,12 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
     const summary = csv(dir, 'summary.csv');
     const comparisons = csv(dir, 'comparisons.csv');
+    const detail = csv(dir, 'comparisons-detail.csv');
     const samples = csv(dir, 'samples.csv');
     const summaryRow = (arm: string, metric: string) => summary.find((r) => r.backend === arm && r.metric === metric);
 
     it('every per-arm row of report.md is the summary.csv row of that arm and metric', () => {
-      const table = mdTable(md, 'arm');
+      const table = mdTable(md, 'arm | metric');
       expect(table.rows.length).toBe(summary.filter((r) => Number(r.planned) > 0).length);
       for (const row of table.rows) {
         const s = summaryRow(row.arm!, row.metric!)!;
@@ -89,7 +90,12 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
       expect(table.rows.length).toBe(comparisons.length);
       table.rows.forEach((row, i) => {
         const c = comparisons[i]!;
-        expect([row.candidate, row.control, row.metric, row.n, row.conclusion, row.method]).toEqual([c.candidate, c.control, c.metric, c.n, c.conclusion, c.confidence_method]);
+        expect([row.candidate, row.control, row.metric, row.n, row.conclusion]).toEqual([c.candidate, c.control, c.metric, c.n, c.conclusion]);
+        // The method is written once as a footnote (m1: …) with the per-row seed left to comparisons.csv.
+        expect(md).toContain(`${row.method}: ${methodWithoutSeed(c.confidence_method!)}`);
+        const d = detail[i]!;
+        expect(row['Holm p']).toBe(d.holm_p === '' ? '—' : Number(d.holm_p) < 0.001 ? Number(d.holm_p).toExponential(1) : Number(d.holm_p).toPrecision(2));
+        expect(row['survives Holm']).toBe({ true: 'yes', false: 'no', '': '—' }[d.verdict_survives_holm!]);
         const num = (v: string | undefined) => (v === undefined || v === '' ? null : Number(v));
         expect(row['difference of medians [95% CI]']).toBe(`${fmt(num(c.difference_ms), c.unit)} ${fmtInterval(num(c.ci95_low_ms), num(c.ci95_high_ms))}`);
         expect(row['ratio [95% CI]']).toBe(`${fmtRatio(num(c.ratio))} ${fmtInterval(num(c.ratio_ci95_low), num(c.ratio_ci95_high), fmtRatio)}`);
@@ -97,7 +103,7 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
     });
 
     it('the trials table counts what summary.csv counts', () => {
-      for (const row of mdTable(md, 'arm').rows.length ? mdTable(md.slice(md.indexOf('**Trials by arm')), 'arm').rows : []) {
+      for (const row of mdTable(md, 'arm | metric').rows.length ? mdTable(md.slice(md.indexOf('**Trials by arm')), 'arm').rows : []) {
         const s = summary.find((r) => r.backend === row.arm)!;
         expect([row.planned, row['failed/invalid'], row.ok]).toEqual([s.planned, s.failed, String(Number(s.planned) - Number(s.failed))]);
       }
@@ -110,7 +116,14 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
       expect(json).toEqual(analysisJson(analyzed.analysis));
       expect(json.summary.length).toBe(summary.length);
       json.summary.forEach((row, i) => expect(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? '' : String(v)]))).toEqual(summary[i]));
-      json.comparisons.forEach((row, i) => expect(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? '' : String(v)]))).toEqual(comparisons[i]));
+      const asText = (row: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, row[k] === null ? '' : String(row[k])]));
+      json.comparisons.forEach((row, i) => {
+        expect(asText(row, Object.keys(comparisons[i]!))).toEqual(comparisons[i]);
+        // The family columns are comparisons-detail.csv's: the one family of the results model.
+        expect(asText(row, FAMILY_COLUMNS)).toEqual(asText(detail[i]!, FAMILY_COLUMNS));
+      });
+      expect(json.comparison_family.size).toBe(detail.filter((d) => d.rank_test_p !== '').length);
+      expect(json.comparison_family.surviving).toBe(detail.filter((d) => d.verdict_survives_holm === 'true').length);
     });
 
     it('the terminal summary leads with the primary metric and prints only CSV cells', () => {

@@ -63,11 +63,18 @@ describe('report.html and report.md', () => {
       expect(table[1]!.every((c) => c === '---')).toBe(true);
       for (const row of table) expect(row).toHaveLength(table[0]!.length);
     }
-    expect(tables[0]![0]).toEqual(expect.arrayContaining(['arm', 'metric', 'n ok / planned', 'failed', 'P50 [95% CI]']));
+    // The answer first: verdict sentences, the text headline chart, the compact per-metric table; then the details.
+    expect(md.indexOf('- staged completion_ms is')).toBeLessThan(md.indexOf('```text\ncompletion_ms: P50 with 95% CI by arm, ms'));
+    expect(md).toMatch(/- staged completion_ms is [\d.]+× \[[\d.]+, [\d.]+\] faster than docker; n = 15; survives Holm \(adjusted p [\d.e-]+, family of 1\)/);
+    expect(md).toMatch(/_Multiplicity: the 1 rank test\(s\) of this run's comparisons are one family .*; 1 of 1 verdict\(s\) survive\._/);
+    expect(tables[0]![0]).toEqual(['arm', 'ok/planned', 'P50 [95% CI]', 'P95 (n ≥ 30)', 'ratio vs control [95% CI]', 'verdict']);
+    expect(md.indexOf('```text')).toBeLessThan(md.indexOf('| arm | ok/planned |'));
+    expect(md.indexOf('| arm | ok/planned |')).toBeLessThan(md.indexOf('| arm | metric |'));
     expect(md.indexOf('| arm | metric |')).toBeLessThan(md.indexOf('<details>'));
     expect(md).toMatch(/<details>\n<summary>Methods, controls and environment<\/summary>/);
     expect(md).toMatch(/\| staged \| completion_ms \| ms \| 15 \/ 16 \| 1 \|/);
-    expect(md).toMatch(/\| staged \| docker \| completion_ms \|.*candidate faster/);
+    expect(md).toMatch(/\| staged \| docker \| completion_ms \|.*candidate faster \| [\d.e-]+ \| yes \| m1 \|/);
+    expect(md).toMatch(/_m1: paired-round bootstrap over 15 blocks.*; seed per comparison in comparisons.csv · Holm p: comparisons of run synthetic-201: 1 rank test\(s\), Holm-adjusted/);
   });
 
   it("renders the kind's own table and chart from its descriptor (density capacity, real pre-redesign bundle)", () => {
