@@ -16,7 +16,7 @@ import type { ExperimentContext } from '../harness/contracts/experiment-kind.ts'
 import { ensureTaskImage } from '../harness/image/ensure-image.ts';
 import { CleanupRegistry } from '../harness/run/cleanup-registry.ts';
 import { acquireRunLock } from '../harness/run/run-lock.ts';
-import { SpecSchema } from '../harness/spec/schema.ts';
+import { parseSpec } from '../experiments/registry.ts';
 import { stateDir } from '../harness/state-dir.ts';
 
 /** Release skew goal from issue 14: GO written by the native launcher's one loop, max − min write stamp. */
@@ -57,7 +57,7 @@ export async function measureDensityBench(concurrency = 32): Promise<DensityBenc
   const backend = (await staged.probe()).available ? 'staged' : 'host';
   const executor = backend === 'staged' ? staged : createExecutor('host', null)!;
   await executor.prepare(run);
-  const spec = SpecSchema.parse({ name: 'density-bench', experiment: 'density', arms: [{ backend }], warmups: 0, trials: 1, seed: 1, timeout: '600s', density: { concurrency: [concurrency], batches: 1, ready_timeout: '300s' } });
+  const spec = parseSpec({ name: 'density-bench', experiment: 'density', arms: [{ backend }], warmups: 0, trials: 1, seed: 1, timeout: '600s', density: { concurrency: [concurrency], batches: 1, ready_timeout: '300s' } });
   const ctx: ExperimentContext = { run, spec, bundleDir: scratch, executorFor: () => executor };
   try {
     await prepareDensityBaseline(ctx);

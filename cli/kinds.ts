@@ -6,7 +6,7 @@ import { analyzeBundle, type AnalyzeBundleResult, type KindCatalog } from '../ha
 
 export async function kindCatalog(): Promise<KindCatalog> {
   const { EXPERIMENTS } = await import('../experiments/registry.ts');
-  return (kind) => EXPERIMENTS[kind as keyof typeof EXPERIMENTS];
+  return (kind) => (Object.hasOwn(EXPERIMENTS, kind) ? EXPERIMENTS[kind] : undefined);
 }
 
 /**

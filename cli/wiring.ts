@@ -21,10 +21,11 @@ export async function reportRenderer(): Promise<ReportRenderer> {
 }
 
 export async function runWiring(): Promise<RunWiring> {
-  const [{ createExecutor }, { EXPERIMENTS }] = await Promise.all([import('../executors/registry.ts'), import('../experiments/registry.ts')]);
+  const [{ createExecutor }, { EXPERIMENTS, SPEC_KINDS }] = await Promise.all([import('../executors/registry.ts'), import('../experiments/registry.ts')]);
   return {
     createExecutor: (backend, variant) => createExecutor(backend as Parameters<typeof createExecutor>[0], variant),
-    kindFor: (kind) => EXPERIMENTS[kind as keyof typeof EXPERIMENTS],
+    kindFor: (kind) => (Object.hasOwn(EXPERIMENTS, kind) ? EXPERIMENTS[kind] : undefined),
+    specKinds: SPEC_KINDS,
     leftoverSources: await leftoverSources(),
     renderReport: await reportRenderer(),
   };

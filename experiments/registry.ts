@@ -1,6 +1,8 @@
 /** Experiment kind → implementation. One line per kind. */
-import type { ExperimentKind } from '../harness/spec/schema.ts';
 import type { Experiment } from '../harness/contracts/experiment-kind.ts';
+import type { SpecKinds } from '../harness/spec/kind-spec.ts';
+import { parseSpecDocument, loadSpec, type LoadedSpec } from '../harness/spec/load-spec.ts';
+import type { Spec } from '../harness/spec/schema.ts';
 import { commandExperiment } from './command/command-kind.ts';
 import { shellReadyExperiment } from './shell-ready/shell-ready-kind.ts';
 import { repairExperiment } from './repair/repair-kind.ts';
@@ -11,7 +13,7 @@ import { lazyImageExperiment } from './lazy-image/lazy-image-kind.ts';
 import { agentExperiment } from './agent/agent-kind.ts';
 import { checkpointExperiment } from './checkpoint/checkpoint-kind.ts';
 
-export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
+export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
   'shell-ready': shellReadyExperiment,
   command: commandExperiment,
   repair: repairExperiment,
@@ -22,3 +24,19 @@ export const EXPERIMENTS: Partial<Record<ExperimentKind, Experiment>> = {
   agent: agentExperiment,
   checkpoint: checkpointExperiment,
 };
+
+/** The spec loader's view of the registry: kind names and each kind's spec section and rules. */
+export const SPEC_KINDS: SpecKinds = {
+  names: Object.keys(EXPERIMENTS),
+  spec: (kind) => (Object.hasOwn(EXPERIMENTS, kind) ? EXPERIMENTS[kind]!.spec : undefined),
+};
+
+/** A spec document (e.g. an object literal in a test or bench) validated exactly as a YAML file would be. */
+export function parseSpec(document: unknown, file = '(inline spec)'): Spec {
+  return parseSpecDocument(file, document, SPEC_KINDS);
+}
+
+/** A spec file loaded with every kind of this build. */
+export function loadKindSpec(file: string): LoadedSpec {
+  return loadSpec(file, SPEC_KINDS);
+}

@@ -5,6 +5,7 @@
  * and turn it all into one TrialRecord. A kind only supplies its baseline, its command and its
  * own validity checks.
  */
+import type { KindSpec } from '../harness/spec/kind-spec.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CandidateFiles, ExitInfo, OutputLine, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
@@ -44,7 +45,9 @@ export interface KindCheck {
 }
 
 export interface TaskKind {
-  kind: Spec['experiment'];
+  kind: string;
+  /** Its spec section / cross-field rules, when it has any (harness/spec/kind-spec.ts). */
+  spec?: KindSpec;
   /** How the kind's results are analysed (the descriptor's analysis half). */
   analysis: KindAnalysis;
   /** Write the baseline workspace for this run into `dir` (called once, before the first trial). */
@@ -120,6 +123,7 @@ export function createTrialExperiment(kind: TaskKind): Experiment {
   let baselineDir = '';
   return {
     kind: kind.kind,
+    spec: kind.spec ?? {},
     analysis: kind.analysis,
     plan: (spec: Spec): Plan => buildPlan(spec),
     executorArms: (spec) => specArms(spec),

@@ -45,6 +45,7 @@ export function registerCapacity(program: Command): void {
         batches: flags.batches,
         out: flags.out,
         createExecutor: wiring.createExecutor,
+        specKinds: wiring.specKinds,
         log,
       });
       process.stdout.write(`${formatCapacity(report)}\noutput: ${dir}\n`);

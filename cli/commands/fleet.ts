@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadSpec } from '../../harness/spec/load-spec.ts';
-import { EXPERIMENTS } from '../../experiments/registry.ts';
+import { EXPERIMENTS, SPEC_KINDS } from '../../experiments/registry.ts';
 import { podNeeds } from '../../harness/fleet/backend-needs.ts';
 import { buildJobManifest, jobName } from '../../harness/fleet/job-manifest.ts';
 import { LOG_DIR, slurmJobName, slurmScripts } from '../../harness/fleet/slurm-script.ts';
@@ -40,10 +40,9 @@ function keyValue(value: string, previous: Record<string, string>): Record<strin
  * block, and too few warmup blocks (some hosts start cold) are said before anything is scheduled.
  */
 function loadCampaign(specPath: string, shards: number) {
-  const loaded = loadSpec(specPath);
+  const loaded = loadSpec(specPath, SPEC_KINDS);
   const spec = loaded.spec;
-  const experiment = EXPERIMENTS[spec.experiment];
-  if (!experiment) throw new UserError(`${specPath}: experiment: the "${spec.experiment}" kind is not available in this build`);
+  const experiment = EXPERIMENTS[spec.experiment]!;
   const plan = experiment.plan(spec);
   const formalBlocks = new Set(plan.trials.filter((t) => !t.warmup).map((t) => t.block)).size;
   if (shards > formalBlocks) throw new UserError(`--shards ${shards}: ${specPath} plans ${formalBlocks} blocks, so some shards would run nothing; use at most ${formalBlocks} shards or raise trials`);

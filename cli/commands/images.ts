@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ensureTaskImage, verifyTaskImage } from '../../harness/image/ensure-image.ts';
-import { loadSpec } from '../../harness/spec/load-spec.ts';
 import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import { UserError } from '../../harness/errors.ts';
@@ -13,7 +12,7 @@ export function registerImages(program: Command): void {
     .option('--spec <file>', 'take the image section from this spec (default: python3, git, busybox on bookworm)')
     .option('--verify', 're-hash the cached tar and rebuild it when it does not match')
     .action(async (flags: { spec?: string; verify?: boolean }) => {
-      const request = flags.spec ? loadSpec(flags.spec).spec.image : ImageSpecSchema.parse({});
+      const request = flags.spec ? (await import('../../experiments/registry.ts')).loadKindSpec(flags.spec).spec.image : ImageSpecSchema.parse({});
       const log = (message: string) => process.stderr.write(`sandbench: ${message}\n`);
       let image = await ensureTaskImage(stateDir(), request, log);
       if (flags.verify && !(await verifyTaskImage(image))) {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { formatPlan, serializePlan } from '../../harness/plan/plan.ts';
 import { loadSpec } from '../../harness/spec/load-spec.ts';
 import { applyOverrides, type SpecOverrides } from '../../harness/spec/resolve-spec.ts';
-import { EXPERIMENTS } from '../../experiments/registry.ts';
+import { EXPERIMENTS, SPEC_KINDS } from '../../experiments/registry.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
 import { UserError } from '../../harness/errors.ts';
 
@@ -16,11 +16,10 @@ export function registerPlan(program: Command): void {
   )
     .option('--json <file>', 'also write plan.json to this file')
     .action((specPath: string, flags: SpecOverrides & { json?: string }) => {
-      const { spec } = loadSpec(specPath);
+      const { spec } = loadSpec(specPath, SPEC_KINDS);
       const { json, ...overrides } = flags;
-      const resolved = applyOverrides(specPath, spec, overrides);
-      const experiment = EXPERIMENTS[resolved.experiment];
-      if (!experiment) throw new UserError(`${specPath}: experiment: the "${resolved.experiment}" kind is not available in this build`);
+      const resolved = applyOverrides(specPath, spec, overrides, SPEC_KINDS);
+      const experiment = EXPERIMENTS[resolved.experiment]!;
       const plan = experiment.plan(resolved);
       if (json) writeFileSync(json, serializePlan(plan));
       process.stdout.write(`${formatPlan(plan)}\n`);

@@ -17,7 +17,9 @@ import type { Experiment, ExperimentContext } from '../../harness/contracts/expe
 import { UserError } from '../../harness/errors.ts';
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { buildPlan, specArms, type PlannedTrial } from '../../harness/plan/plan.ts';
-import { AgentSpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { readSection } from '../../harness/spec/kind-spec.ts';
+
 import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
 import { FORWARDER_SCRIPT, MODEL_JOURNAL_FILE, loadModelScript, startModelService, type ModelJournalEntry, type ModelScript, type ModelService } from '../../services/model/index.ts';
 import { baseRecord, freshTrialDir, trialScratchDir } from '../trial-experiment.ts';
@@ -27,6 +29,7 @@ import { judgeAgentTrial } from './agent-judge.ts';
 import { summarizeTrace } from './connect-trace.ts';
 import type { AgentName } from './agents.ts';
 import { ensureLayer, type AgentLayer } from './layers.ts';
+import { agentSpecSection, type AgentSpec } from './agent-spec.ts';
 
 export const ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'agent', 'run-agent.sh');
 /** Inside every sandbox: the agent's layer and the support files (entry script, forwarder). */
@@ -35,10 +38,10 @@ export const SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/support`;
 /** Service name: the socket appears at /run/sandbench/model.sock in namespaces and containers. */
 const SERVICE_NAME = 'model';
 
-export type AgentOptions = ReturnType<typeof AgentSpecSchema.parse>;
+export type AgentOptions = AgentSpec;
 
 export function agentOptions(spec: Spec): AgentOptions {
-  return spec.agent ?? AgentSpecSchema.parse({});
+  return readSection(spec, agentSpecSection);
 }
 
 /** Validate every arm up front, so a bad variant is a spec error naming the arm, not a failed trial. */
@@ -105,6 +108,7 @@ export function createAgentExperiment(): Experiment {
   let state: RunState | null = null;
   return {
     kind: 'agent',
+    spec: { section: agentSpecSection },
     analysis: agentKindAnalysis,
     plan: (spec) => {
       agentArms(spec);

@@ -23,6 +23,7 @@ import { buildCheckpointPlan, checkpointSection } from './checkpoint-plan.ts';
 import { checkpointRecord } from './checkpoint-record.ts';
 import { runCheckpointTrial } from './checkpoint-trial.ts';
 import { stateProgram, writeCheckpointBaseline } from './state-program.ts';
+import { checkpointSpecSection } from './checkpoint-spec.ts';
 
 interface ArmState {
   mechanism: CheckpointMechanism | null;
@@ -50,6 +51,7 @@ async function prepareArm(ctx: ExperimentContext, arm: ArmRef): Promise<ArmState
 
 export const checkpointExperiment: Experiment = {
   kind: 'checkpoint',
+  spec: { section: checkpointSpecSection },
   analysis: checkpointKindAnalysis,
   plan: buildCheckpointPlan,
   executorArms: (spec) => specArms(spec),

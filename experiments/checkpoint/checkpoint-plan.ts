@@ -6,12 +6,14 @@
 import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import { PLAN_SCHEMA_VERSION, specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { createPrng, shuffled } from '../../harness/plan/prng.ts';
-import { CheckpointSpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { readSection } from '../../harness/spec/kind-spec.ts';
+import { checkpointSpecSection, type CheckpointSpec } from './checkpoint-spec.ts';
 
-export type CheckpointSpec = NonNullable<Spec['checkpoint']>;
+export type { CheckpointSpec };
 
 export function checkpointSection(spec: Spec): CheckpointSpec {
-  return spec.checkpoint ?? CheckpointSpecSchema.parse({});
+  return readSection(spec, checkpointSpecSection);
 }
 
 export interface CheckpointCell {

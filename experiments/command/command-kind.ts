@@ -17,6 +17,9 @@ export function resolveWorkspaceFixture(path: string): string {
 
 export const commandKind: TaskKind = {
   kind: 'command',
+  spec: {
+    refine: (spec) => (spec.task.argv ? [] : [{ path: ['task', 'argv'], message: 'the command kind needs task.argv (the command to time)' }]),
+  },
   analysis: { scenario: 'command', topic: 'command', primaryMetrics: ['completion_ms'], trialsPerBlock: 1 },
   async prepareBaseline(spec, dir) {
     if (spec.task.workspace) cpSync(resolveWorkspaceFixture(spec.task.workspace), dir, { recursive: true });

@@ -17,6 +17,7 @@ import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { newRunId, prepareBundleDir } from '../../harness/run/bundle-dir.ts';
 import { acquireRunLock } from '../../harness/run/run-lock.ts';
 import { loadSpec } from '../../harness/spec/load-spec.ts';
+import type { SpecKinds } from '../../harness/spec/kind-spec.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { runScratchDir, stateDir } from '../../harness/state-dir.ts';
 import { writeEnvironment } from '../../harness/provenance/environment.ts';
@@ -36,6 +37,7 @@ export interface CapacityRequest {
   batches?: number;
   out?: string;
   createExecutor: ExecutorFactory;
+  specKinds: SpecKinds;
   log: (message: string) => void;
 }
 
@@ -91,7 +93,7 @@ function boundsOf(spec: Spec, request: CapacityRequest): { from: number; to: num
 }
 
 export async function runCapacity(request: CapacityRequest): Promise<{ dir: string; report: CapacityReport }> {
-  const loaded = loadSpec(request.specPath);
+  const loaded = loadSpec(request.specPath, request.specKinds);
   if (loaded.spec.experiment !== 'density') {
     throw new UserError(`${request.specPath}: experiment: capacity needs a density spec (this one is "${loaded.spec.experiment}"); e.g. experiments/specs/density.yaml`);
   }

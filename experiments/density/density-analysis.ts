@@ -9,7 +9,8 @@ import { EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidenc
 import type { Table } from '../../harness/analyze/table.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { summarize } from '../../harness/stats/index.ts';
-import { DensitySpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { densitySection } from './density-plan.ts';
 
 export const DENSITY_SUMMARY_FILE = 'density-summary.csv';
 
@@ -113,7 +114,7 @@ export function countCell(cell: DensityCellStats, plannedBatches: number): CellC
 }
 
 function densityOf(spec: Spec) {
-  return spec.density ?? DensitySpecSchema.parse({});
+  return densitySection(spec);
 }
 
 /** What stays outside the budget by design, from the batches' membership facts (never silent). */

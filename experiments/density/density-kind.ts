@@ -15,6 +15,7 @@ import { densityRecord } from './density-record.ts';
 import { writeDensityBaseline } from './density-workspace.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
 import { densityKindAnalysis } from './density-analysis.ts';
+import { densitySpecSection } from './density-spec.ts';
 
 /** Where a run's density baseline lives (named with the run id so `clean` finds it). */
 export function densityBaselineDir(ctx: Pick<ExperimentContext, 'run'>): string {
@@ -69,6 +70,7 @@ export async function runPlannedBatch(planned: PlannedTrial, ctx: ExperimentCont
 
 export const densityExperiment: Experiment = {
   kind: 'density',
+  spec: { section: densitySpecSection },
   analysis: densityKindAnalysis,
   plan: buildDensityPlan,
   executorArms: (spec) => specArms(spec),

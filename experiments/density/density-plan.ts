@@ -7,12 +7,13 @@ import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import { PLAN_SCHEMA_VERSION, specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { createPrng, shuffled } from '../../harness/plan/prng.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import { DensitySpecSchema } from '../../harness/spec/schema.ts';
+import { readSection } from '../../harness/spec/kind-spec.ts';
+import { densitySpecSection, type DensitySpec } from './density-spec.ts';
 
-export type DensitySpec = NonNullable<Spec['density']>;
+export type { DensitySpec };
 
 export function densitySection(spec: Spec): DensitySpec {
-  return spec.density ?? DensitySpecSchema.parse({});
+  return readSection(spec, densitySpecSection);
 }
 
 export interface DensityCell {

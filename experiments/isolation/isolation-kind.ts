@@ -22,6 +22,7 @@ import {
 import { buildIsolationPlan } from './isolation-plan.ts';
 import { isolationKindAnalysis } from './isolation-analysis.ts';
 import { DEFAULT_PLACEMENT, PLACEMENTS, placementRoot, type Placement, type PlacementFacts } from './isolation-placement.ts';
+import { isolationSpecSection } from './isolation-spec.ts';
 
 const PROBE_PREFIX = 'ISOLATION_PROBE ';
 export const PROBES = ['workspace_read', 'workspace_write', 'socketpair', ...Object.keys(READ_CANARIES), ...Object.keys(WRITE_CANARIES), 'alias_write', 'host_socket'];
@@ -117,6 +118,7 @@ function placementFor(planned: PlannedTrial, ctx: ExperimentContext): PlacementF
 
 export const isolationKind: TaskKind = {
   kind: 'isolation',
+  spec: { section: isolationSpecSection },
   analysis: isolationKindAnalysis,
   scratchRootFor: (planned, ctx) => placementFor(planned, ctx).root,
   async prepareBaseline(_spec, dir) {

@@ -7,7 +7,9 @@
  */
 import { join } from 'node:path';
 import type { ArmRef, TrialRecord } from '../../harness/journal/trial-record.ts';
-import { FIXTURE_PLACEMENTS, IsolationSpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { readSection } from '../../harness/spec/kind-spec.ts';
+import { FIXTURE_PLACEMENTS, isolationSpecSection } from './isolation-spec.ts';
 import { DEFAULT_FIXTURE_ROOT, homeFixtureRoot, pathClass, runScratchDir, type PathClass } from '../../harness/state-dir.ts';
 
 export const PLACEMENTS = FIXTURE_PLACEMENTS;
@@ -53,6 +55,6 @@ export function isolationGroupOf(record: Pick<TrialRecord, 'arm' | 'facts'>): Ar
   return { backend: record.arm.backend, variant: record.arm.variant ? `${record.arm.variant}-${placement}` : placement };
 }
 
-export function placementsOf(spec: Pick<Spec, 'isolation'>): Placement[] {
-  return (spec.isolation ?? IsolationSpecSchema.parse({})).placements;
+export function placementsOf(spec: Spec): Placement[] {
+  return readSection(spec, isolationSpecSection).placements;
 }

@@ -12,6 +12,7 @@ import type { Experiment, ExperimentContext } from '../../harness/contracts/expe
 import { LAZY_TASK_ARGV, launchFailure, observeLaunch } from './launch-observation.ts';
 import { auditBlobs, auditCounters, auditWarmLazy, emptyOutcome, toRecord, type LaunchOutcome } from './lazy-record.ts';
 import { openCampaign, probeLazyTools, type LazyCampaign } from './lazy-campaign.ts';
+import { lazySpecSection } from './lazy-spec.ts';
 import { buildLazyPlan, type CacheState, type LazyVariant } from './lazy-plan.ts';
 import { lazyImageKindAnalysis } from './lazy-image-analysis.ts';
 
@@ -125,6 +126,7 @@ async function releaseClient(campaign: LazyCampaign, variant: LazyVariant, outco
 
 export const lazyImageExperiment: Experiment = {
   kind: 'lazy-image',
+  spec: { section: lazySpecSection },
   analysis: lazyImageKindAnalysis,
   plan: (spec) => buildLazyPlan(spec),
   // The experiment drives its own clients (httpfs2 + bwrap, podman with a private store): no shared executor to prepare.

@@ -4,6 +4,8 @@
  * runs each variant cold, then immediately warm. One planned trial per launch; the block is the
  * round, so cold lazy and cold full pair per round in the bootstrap.
  */
+import { readSection } from '../../harness/spec/kind-spec.ts';
+import { lazySpecSection } from './lazy-spec.ts';
 import { createPrng, shuffled } from '../../harness/plan/prng.ts';
 import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
@@ -25,16 +27,17 @@ export interface LazyRounds {
 }
 
 /** `trials` formal rounds and `warmups` warmup rounds unless the `lazy` section names them; 1 initial round by default. */
-export function lazyRounds(spec: Pick<Spec, 'lazy' | 'warmups' | 'trials'>): LazyRounds {
+export function lazyRounds(spec: Spec): LazyRounds {
+  const lazy = readSection(spec, lazySpecSection);
   return {
-    initial: spec.lazy?.initial_rounds ?? 1,
-    warmup: spec.lazy?.warmup_rounds ?? spec.warmups,
-    formal: spec.lazy?.rounds ?? spec.trials,
-    variants: [...(spec.lazy?.variants ?? ['full', 'lazy'])],
+    initial: lazy.initial_rounds,
+    warmup: lazy.warmup_rounds ?? spec.warmups,
+    formal: lazy.rounds ?? spec.trials,
+    variants: [...lazy.variants],
   };
 }
 
-export function buildLazyPlan(spec: Pick<Spec, 'name' | 'experiment' | 'seed' | 'lazy' | 'warmups' | 'trials'>): Plan {
+export function buildLazyPlan(spec: Spec): Plan {
   const rounds = lazyRounds(spec);
   const prng = createPrng(spec.seed);
   const trials: PlannedTrial[] = [];

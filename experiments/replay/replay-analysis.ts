@@ -3,6 +3,7 @@
  * PURE function of the journal and the resolved spec (no files, no processes), so analysing a bundle
  * twice gives the same bytes. Part of the replay descriptor (`replayKindAnalysis`).
  */
+import { replaySection } from './replay-plan.ts';
 import { createHash } from 'node:crypto';
 import type { AnalysisInput, KindAnalysis, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
 import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
@@ -43,8 +44,8 @@ const passedAudit = (r: TrialRecord) => r.outcome === 'ok' && Object.values(r.va
 export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const cohort = input.resolved.run_id;
-  const replay = spec.replay;
-  const scope = `prepare-only; after-step 1; ${replay?.trajectories ?? '?'} synthetic prefixes x ${replay?.repetitions ?? '?'} seeded reps; no warmups`;
+  const replay = replaySection(spec);
+  const scope = `prepare-only; after-step 1; ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`;
   const rows: Cell[][] = [];
   const evidence: EvidenceRow[] = [];
   for (const [label, all] of byArm(input.records)) {

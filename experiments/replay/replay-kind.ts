@@ -26,6 +26,7 @@ import { pvisorEvidence, sandbenchEvidence } from './subject-evidence.ts';
 import { subjectArgv, subjectStatus, type ReplaySubject, type SubjectStatus } from './subjects.ts';
 import { snapshotDifference, snapshotWorkspace } from './workspace-snapshot.ts';
 import { replayKindAnalysis } from './replay-analysis.ts';
+import { replaySpecSection } from './replay-spec.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -189,6 +190,7 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
 
 export const replayExperiment: Experiment = {
   kind: 'replay',
+  spec: { section: replaySpecSection },
   analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {

@@ -7,14 +7,16 @@
 import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { createPrng, shuffled } from '../../harness/plan/prng.ts';
-import { ReplaySpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { readSection } from '../../harness/spec/kind-spec.ts';
+import { replaySpecSection, type ReplaySpec } from './replay-spec.ts';
 import { UserError } from '../../harness/errors.ts';
 import type { ReplaySubject } from './subjects.ts';
 
-export type ReplaySpec = NonNullable<Spec['replay']>;
+export type { ReplaySpec };
 
 export function replaySection(spec: Spec): ReplaySpec {
-  return spec.replay ?? ReplaySpecSchema.parse({});
+  return readSection(spec, replaySpecSection);
 }
 
 /** `trials`/`warmups` are required by the generic schema; for replay they must restate the protocol. */

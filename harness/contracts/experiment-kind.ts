@@ -11,6 +11,7 @@ import type { TrialRecord } from '../journal/trial-record.ts';
 import type { Spec } from '../spec/schema.ts';
 import type { ArmRef } from '../journal/trial-record.ts';
 import type { KindAnalysis } from '../analyze/kind-analysis.ts';
+import type { KindSpec } from '../spec/kind-spec.ts';
 
 export type { KindAnalysis, KindExtension, KindExtensionOutput } from '../analyze/kind-analysis.ts';
 
@@ -29,7 +30,9 @@ export interface ExperimentContext {
  * reports and reproduce ask the descriptor and never switch on the kind's name.
  */
 export interface Experiment {
-  readonly kind: Spec['experiment'];
+  readonly kind: string;
+  /** Its spec section and cross-field rules (the loader validates them; see harness/spec/kind-spec.ts). */
+  readonly spec: KindSpec;
   readonly analysis: KindAnalysis;
   /** The schedule; default kinds use harness/plan buildPlan (randomized complete blocks). */
   plan(spec: Spec): Plan;

@@ -8,6 +8,7 @@ import type { Executor } from './executor.ts';
 import type { Experiment } from './experiment-kind.ts';
 import type { AnalyzedBundle } from '../analyze/analyze-bundle.ts';
 import type { KindCatalog } from '../analyze/kind-analysis.ts';
+import type { SpecKinds } from '../spec/kind-spec.ts';
 
 /** Backend name (+ variant) → a fresh executor, or null when this build has no adapter for it. */
 export type ExecutorFactory = (backend: string, variant: string | null) => Executor | null;
@@ -26,6 +27,8 @@ export interface RunWiring {
   createExecutor: ExecutorFactory;
   /** Experiment kind name → its implementation; undefined when this build lacks the kind. */
   kindFor(kind: string): Experiment | undefined;
+  /** The same registry as the spec loader sees it (kind names, sections, rules). */
+  specKinds: SpecKinds;
   /** Backend-specific leftover finders (containers, private daemons) for resume and clean. */
   leftoverSources: readonly LeftoverSource[];
   renderReport: ReportRenderer;

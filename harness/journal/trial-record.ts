@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { armLabel } from '../spec/arm-label.ts';
 
 /** Version of the journal line format; bump on any incompatible change and keep a loader for old ones. */
 export const TRIAL_SCHEMA_VERSION = 1;
@@ -42,9 +43,8 @@ export const ArmSchema = z.object({ backend: z.string(), variant: z.string().nul
 export type ArmRef = z.infer<typeof ArmSchema>;
 
 /** Stable label of an arm: `backend` or `backend:variant`. */
-export function armLabel(arm: ArmRef): string {
-  return arm.variant ? `${arm.backend}:${arm.variant}` : arm.backend;
-}
+/** Re-exported: journal readers name arms the way the spec does. */
+export { armLabel };
 
 export const TrialRecordSchema = z
   .object({

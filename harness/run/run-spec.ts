@@ -64,7 +64,7 @@ function keepAvailableArms(spec: Spec, availability: ArmAvailability[], requireA
     throw new UserError(`arms: ${skipped.map((s) => `${s.arm}: ${s.reason}`).join('; ')} — install the backend or drop --require-all`);
   }
   const skippedLabels = new Set(skipped.map((s) => s.arm));
-  const arms = spec.arms.filter((arm) => !skippedLabels.has(arm.variant ? `${arm.backend}:${arm.variant}` : arm.backend));
+  const arms = spec.arms.filter((arm) => !skippedLabels.has(armLabel(arm)));
   if (arms.length === 0) throw new UserError(`arms: no arm is available here (${skipped.map((s) => `${s.arm}: ${s.reason}`).join('; ')})`);
   return { spec: { ...spec, arms }, skipped };
 }
@@ -80,8 +80,8 @@ interface StartedRun {
 
 async function startFresh(request: RunRequest): Promise<StartedRun> {
   if (!request.specPath) throw new UserError('run: give a spec file (or --resume <bundle>)');
-  const loaded = loadSpec(request.specPath);
-  const overridden = applyOverrides(request.specPath, loaded.spec, request.overrides);
+  const loaded = loadSpec(request.specPath, request.wiring.specKinds);
+  const overridden = applyOverrides(request.specPath, loaded.spec, request.overrides, request.wiring.specKinds);
   const experiment = experimentFor(overridden, request.wiring);
   const availability = await probeArms(experiment.executorArms(overridden), request.wiring.createExecutor);
   const kept = keepAvailableArms(overridden, availability, request.requireAll);

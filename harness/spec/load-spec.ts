@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod';
 import { UserError } from '../errors.ts';
-import { SpecSchema, type Spec } from './schema.ts';
+import type { SpecIssue, SpecKinds } from './kind-spec.ts';
+import { BaseSpecSchema, type Spec } from './schema.ts';
 
 export interface LoadedSpec {
   path: string;
@@ -12,7 +13,7 @@ export interface LoadedSpec {
 }
 
 /** One line per problem: `file: field.path: what is expected`. */
-export function formatSpecIssues(file: string, error: ZodError): string {
+export function formatSpecIssues(file: string, error: Pick<ZodError, 'issues'>): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
@@ -28,7 +29,7 @@ export function formatSpecIssues(file: string, error: ZodError): string {
     .join('\n');
 }
 
-export function parseSpecText(file: string, source: string): Spec {
+export function parseSpecText(file: string, source: string, kinds: SpecKinds): Spec {
   let document: unknown;
   try {
     document = parseYaml(source, { prettyErrors: true });
@@ -39,20 +40,58 @@ export function parseSpecText(file: string, source: string): Spec {
     }
     throw error;
   }
+  return parseSpecDocument(file, document, kinds);
+}
+
+function formatIssues(file: string, issues: readonly SpecIssue[]): string {
+  return issues.map((issue) => `${file}: ${issue.path.length > 0 ? issue.path.join('.') : '(top level)'}: ${issue.message}`).join('\n');
+}
+
+/**
+ * Validate a spec document: the generic fields, then the kind (known to this build?), then every
+ * other top-level key — the kind's own section (parsed with defaults and stored under its key, so
+ * resolved-spec.json says what ran), another kind's section (named), or a typo — then the kind's
+ * cross-field rules.
+ */
+export function parseSpecDocument(file: string, document: unknown, kinds: SpecKinds): Spec {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     throw new UserError(`${file}: (top level): expected a YAML mapping with name, experiment, arms, ...`);
   }
-  const parsed = SpecSchema.safeParse(document);
+  const parsed = BaseSpecSchema.safeParse(document);
   if (!parsed.success) throw new UserError(formatSpecIssues(file, parsed.error));
-  return parsed.data;
+  const spec: Spec = parsed.data;
+  const kind = kinds.spec(spec.experiment);
+  if (!kind) throw new UserError(`${file}: experiment: "${spec.experiment}" is not a kind of this build (expected one of ${kinds.names.join(', ')})`);
+  const sectionKey = kind.section?.key;
+  const issues: SpecIssue[] = [];
+  for (const key of Object.keys(spec).filter((key) => !(key in BaseSpecSchema.shape) && key !== sectionKey)) {
+    const owner = kinds.names.find((name) => kinds.spec(name)?.section?.key === key);
+    issues.push(
+      owner
+        ? { path: [key], message: `this section belongs to the ${owner} kind, but experiment is ${spec.experiment} (remove it, or set experiment: ${owner})` }
+        : { path: [], message: `unknown key "${key}" (remove or fix the spelling)` },
+    );
+  }
+  if (issues.length > 0) throw new UserError(formatIssues(file, issues));
+  if (kind.section) {
+    const section = kind.section.schema.safeParse((document as Record<string, unknown>)[kind.section.key] ?? {});
+    if (!section.success) {
+      const prefixed = section.error.issues.map((issue) => ({ ...issue, path: [kind.section!.key, ...issue.path] }));
+      throw new UserError(formatSpecIssues(file, { issues: prefixed }));
+    }
+    (spec as Record<string, unknown>)[kind.section.key] = section.data;
+  }
+  const rules = kind.refine?.(spec) ?? [];
+  if (rules.length > 0) throw new UserError(formatIssues(file, rules));
+  return spec;
 }
 
-export function loadSpec(file: string): LoadedSpec {
+export function loadSpec(file: string, kinds: SpecKinds): LoadedSpec {
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
   } catch (error) {
     throw new UserError(`${file}: cannot read spec (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
   }
-  return { path: file, source, spec: parseSpecText(file, source) };
+  return { path: file, source, spec: parseSpecText(file, source, kinds) };
 }

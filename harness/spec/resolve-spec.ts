@@ -4,16 +4,17 @@
  */
 import { createHash } from 'node:crypto';
 import { UserError } from '../errors.ts';
-import { SpecSchema, type Spec } from './schema.ts';
-import { formatSpecIssues } from './load-spec.ts';
+import { armLabel } from './arm-label.ts';
+import type { KindOverrides, SpecKinds } from './kind-spec.ts';
+import type { Spec } from './schema.ts';
+import { parseSpecDocument } from './load-spec.ts';
 
-export interface SpecOverrides {
+/** Generic overrides, plus the knobs a kind may honour (KindOverrides: --concurrency, --batches). */
+export interface SpecOverrides extends KindOverrides {
   arms?: string[];
   trials?: number;
   warmups?: number;
   seed?: number;
-  concurrency?: number[];
-  batches?: number;
 }
 
 export interface ResolvedSpec {
@@ -28,44 +29,39 @@ export interface ResolvedSpec {
   spec: Spec;
 }
 
-function armLabelOf(arm: Spec['arms'][number]): string {
-  return arm.variant ? `${arm.backend}:${arm.variant}` : arm.backend;
-}
-
 /** Select arms by label (`backend` or `backend:variant`); an arm not in the spec may be added by backend name. */
 function selectArms(spec: Spec, labels: string[]): Spec['arms'] {
   return labels.map((label) => {
-    const existing = spec.arms.find((arm) => armLabelOf(arm) === label);
+    const existing = spec.arms.find((arm) => armLabel(arm) === label);
     if (existing) return existing;
     const [backend, variant] = label.split(':');
     return { backend, variant } as Spec['arms'][number];
   });
 }
 
-export function applyOverrides(file: string, spec: Spec, overrides: SpecOverrides): Spec {
-  const candidate: Record<string, unknown> = { ...spec };
+export function applyOverrides(file: string, spec: Spec, overrides: SpecOverrides, kinds: SpecKinds): Spec {
+  const where = `${file} (with command-line overrides)`;
+  const candidate: Record<string, unknown> = { ...structuredClone(spec), timeout: `${spec.timeout}ms` };
   if (overrides.arms) candidate.arms = selectArms(spec, overrides.arms);
   if (overrides.trials !== undefined) candidate.trials = overrides.trials;
   if (overrides.warmups !== undefined) candidate.warmups = overrides.warmups;
   if (overrides.seed !== undefined) candidate.seed = overrides.seed;
-  if (overrides.concurrency || overrides.batches !== undefined) {
-    candidate.density = { ...(spec.density ?? {}), ...(overrides.concurrency ? { concurrency: overrides.concurrency } : {}), ...(overrides.batches !== undefined ? { batches: overrides.batches } : {}) };
+  const section = kinds.spec(spec.experiment)?.section;
+  const kindOverrides: KindOverrides = { ...(overrides.concurrency ? { concurrency: overrides.concurrency } : {}), ...(overrides.batches !== undefined ? { batches: overrides.batches } : {}) };
+  if (section) {
+    // Parsed sections hold durations in ms and sizes in MiB; the kind turns them back into input units.
+    const parsed = candidate[section.key];
+    let input = (parsed === undefined ? {} : (section.encode?.(parsed) ?? parsed)) as Record<string, unknown>;
+    if (Object.keys(kindOverrides).length > 0) {
+      if (!section.applyOverrides) throw new UserError(`${where}: --${Object.keys(kindOverrides)[0]}: the ${spec.experiment} kind has no such setting (remove the option)`);
+      input = section.applyOverrides(input, kindOverrides);
+    }
+    candidate[section.key] = input;
+  } else if (Object.keys(kindOverrides).length > 0) {
+    throw new UserError(`${where}: --${Object.keys(kindOverrides)[0]}: the ${spec.experiment} kind has no such setting (remove the option)`);
   }
   // Re-validate so an override can never produce a spec the schema would reject.
-  const parsed = SpecSchema.safeParse(reencode(candidate));
-  if (!parsed.success) throw new UserError(formatSpecIssues(`${file} (with command-line overrides)`, parsed.error));
-  return parsed.data;
-}
-
-/** Parsed specs hold durations in ms and sizes in MiB; turn them back into schema input units. */
-function reencode(spec: Record<string, unknown>): Record<string, unknown> {
-  const out = structuredClone(spec);
-  out.timeout = `${out.timeout as number}ms`;
-  const density = out.density as Record<string, unknown> | undefined;
-  if (density && typeof density.ready_timeout === 'number') density.ready_timeout = `${density.ready_timeout}ms`;
-  const agent = out.agent as Record<string, unknown> | undefined;
-  if (agent && typeof agent.init_deadline === 'number') agent.init_deadline = `${agent.init_deadline}ms`;
-  return out;
+  return parseSpecDocument(where, candidate, kinds);
 }
 
 export function specSha256(source: string): string {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { agentExtension, AGENT_SUMMARY_FILE, summarizeArms } from '../../experiments/agent/agent-analysis.ts';
 import type { AnalysisInput } from '../../harness/analyze/kind-analysis.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 
 function record(arm: string, index: number, outcome: TrialRecord['outcome'], metrics: Record<string, number>, facts: Record<string, unknown> = {}, warmup = false): TrialRecord {
   const [backend, variant] = arm.split(':');
@@ -13,7 +13,7 @@ function record(arm: string, index: number, outcome: TrialRecord['outcome'], met
   };
 }
 
-const spec = SpecSchema.parse({ name: 'a', experiment: 'agent', arms: [{ backend: 'host', variant: 'codex' }, { backend: 'qemu-microvm', variant: 'claude@cpu-qemu64' }], warmups: 1, trials: 8, seed: 1, timeout: '60s' });
+const spec = parseSpec({ name: 'a', experiment: 'agent', arms: [{ backend: 'host', variant: 'codex' }, { backend: 'qemu-microvm', variant: 'claude@cpu-qemu64' }], warmups: 1, trials: 8, seed: 1, timeout: '60s' });
 
 describe('agent analysis', () => {
   const records = [

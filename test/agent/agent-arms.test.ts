@@ -42,8 +42,10 @@ describe('agent spec section', () => {
   it('keeps the init deadline in ms through command-line overrides (the resolved spec is parsed twice)', async () => {
     const { parseSpecText } = await import('../../harness/spec/load-spec.ts');
     const { applyOverrides } = await import('../../harness/spec/resolve-spec.ts');
-    const spec = parseSpecText('a.yaml', 'name: a\nexperiment: agent\narms: [{ backend: host, variant: codex }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 60s\nagent: { init_deadline: 90s }\n');
-    expect(spec.agent?.init_deadline).toBe(90_000);
-    expect(applyOverrides('a.yaml', spec, { trials: 2 }).agent?.init_deadline).toBe(90_000);
+    const { SPEC_KINDS } = await import('../../experiments/registry.ts');
+    const { agentOptions } = await import('../../experiments/agent/agent-kind.ts');
+    const spec = parseSpecText('a.yaml', 'name: a\nexperiment: agent\narms: [{ backend: host, variant: codex }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 60s\nagent: { init_deadline: 90s }\n', SPEC_KINDS);
+    expect(agentOptions(spec).init_deadline).toBe(90_000);
+    expect(agentOptions(applyOverrides('a.yaml', spec, { trials: 2 }, SPEC_KINDS)).init_deadline).toBe(90_000);
   });
 });

@@ -20,12 +20,18 @@ describe('layers only point down', () => {
     });
   }
 
-  it('no generic module names a kind: kind-specific logic lives in the kind\'s folder', () => {
-    const kinds = ['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'command', 'isolation'];
-    const generic = [...tsFiles(ROOT, 'harness'), ...tsFiles(ROOT, 'reports')].filter((f) => !f.startsWith('harness/spec/'));
+  it('no generic module names a kind or reads a kind\'s spec section: that lives in the kind\'s folder', async () => {
+    const { EXPERIMENTS } = await import('../../experiments/registry.ts');
+    const kinds = Object.keys(EXPERIMENTS);
+    const sectionKeys = Object.values(EXPERIMENTS).flatMap((kind) => (kind.spec.section ? [kind.spec.section.key] : []));
+    expect(kinds.length).toBeGreaterThanOrEqual(9);
+    const generic = [...tsFiles(ROOT, 'harness'), ...tsFiles(ROOT, 'reports')];
     const offenders = generic.flatMap((file) => {
       const source = readSource(file);
-      return kinds.filter((kind) => new RegExp(`===\\s*'${kind}'|'${kind}'\\s*===`).test(source)).map((kind) => `${file} compares with '${kind}'`);
+      return [
+        ...kinds.filter((kind) => new RegExp(`===\\s*'${kind}'|'${kind}'\\s*===`).test(source)).map((kind) => `${file} compares with '${kind}'`),
+        ...sectionKeys.filter((key) => new RegExp(`\\bspec\\??\\.${key}\\b`).test(source)).map((key) => `${file} reads spec.${key}`),
+      ];
     });
     expect(offenders).toEqual([]);
   });

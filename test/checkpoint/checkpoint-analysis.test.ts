@@ -5,10 +5,10 @@ import { judgeCheckpoint } from '../../experiments/checkpoint/checkpoint-judge.t
 import { checkpointRecord } from '../../experiments/checkpoint/checkpoint-record.ts';
 import { plannedRecord } from '../../harness/journal/record-base.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import { passingObservation } from './observation-fixture.ts';
 
-const spec = SpecSchema.parse({ name: 'ck', experiment: 'checkpoint', arms: [{ backend: 'podman' }, { backend: 'docker' }], warmups: 0, trials: 6, seed: 1, timeout: '60s' });
+const spec = parseSpec({ name: 'ck', experiment: 'checkpoint', arms: [{ backend: 'podman' }, { backend: 'docker' }], warmups: 0, trials: 6, seed: 1, timeout: '60s' });
 const resolved = { run_id: 'run1', spec } as never;
 
 function record(trial: number, mutate: (obs: ReturnType<typeof passingObservation>) => void = () => undefined, backend = 'podman'): TrialRecord {

@@ -4,10 +4,10 @@ import Papa from 'papaparse';
 import { DENSITY_SUMMARY_HEADER, densityAnalysis } from '../../experiments/density/density-analysis.ts';
 import { densityExperiment } from '../../experiments/density/density-kind.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../harness/journal/trial-record.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import type { ResolvedSpec } from '../../harness/spec/resolve-spec.ts';
 
-const spec = SpecSchema.parse({ name: 'd', experiment: 'density', arms: [{ backend: 'staged' }], warmups: 0, trials: 1, seed: 1, timeout: '60s', density: { concurrency: [16], batches: 5 } });
+const spec = parseSpec({ name: 'd', experiment: 'density', arms: [{ backend: 'staged' }], warmups: 0, trials: 1, seed: 1, timeout: '60s', density: { concurrency: [16], batches: 5 } });
 const resolved: ResolvedSpec = { run_id: 'r1', spec_path: 'd.yaml', spec_sha256: 'sha256:0', overrides: {}, skipped_arms: [], plan_arms: ['staged'], spec };
 
 function batch(i: number, validated: number, extra: Partial<TrialRecord> = {}, metrics: Record<string, number> = {}, reasons: Record<string, number> = {}): TrialRecord {

@@ -7,7 +7,8 @@ import type { Executor, RunContext } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
-import { SpecSchema, type Spec, type SpecInput } from '../../harness/spec/schema.ts';
+import { type Spec, type SpecInput } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
@@ -24,7 +25,7 @@ export async function makeDensityContext(specInput: Partial<SpecInput>): Promise
   const image = await ensureTaskImage(stateDir(), TASK_IMAGE_REQUEST);
   const scratch = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
   const run: RunContext = { runId, image, stateDir: scratch, cleanup: new CleanupRegistry(runId), log: () => undefined, options: {} };
-  const spec: Spec = SpecSchema.parse({
+  const spec: Spec = parseSpec({
     name: 'density-test',
     experiment: 'density',
     arms: [{ backend: 'host' }],

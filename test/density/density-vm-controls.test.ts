@@ -9,7 +9,8 @@ import { vmControlsOf, type DensityBatchResult } from '../../experiments/density
 import { densityAnalysis } from '../../experiments/density/density-analysis.ts';
 import { qemuArgv, MICROVM } from '../../executors/vm/qemu-argv.ts';
 import { plannedRecord } from '../../harness/journal/record-base.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
+import { densitySection } from '../../experiments/density/density-plan.ts';
 import type { Executor } from '../../harness/contracts/executor.ts';
 import type { ResolvedSpec } from '../../harness/spec/resolve-spec.ts';
 
@@ -22,10 +23,8 @@ const executor = (backend: string) => ({ backend }) as unknown as Executor;
 describe('density VM controls', () => {
   it('the spec defaults tb-size to 32 MiB and refuses a non-positive one', () => {
     const base = { name: 'd', experiment: 'density', arms: [{ backend: 'qemu-microvm' }], warmups: 0, trials: 1, seed: 1, timeout: '60s' };
-    expect(SpecSchema.parse({ ...base, density: {} }).density!.vm_tcg_tb_size).toBe(32);
-    const bad = SpecSchema.safeParse({ ...base, density: { vm_tcg_tb_size: 0 } });
-    expect(bad.success).toBe(false);
-    expect(JSON.stringify(bad.error?.issues)).toContain('vm_tcg_tb_size');
+    expect(densitySection(parseSpec({ ...base, density: {} })).vm_tcg_tb_size).toBe(32);
+    expect(() => parseSpec({ ...base, density: { vm_tcg_tb_size: 0 } }, 'd.yaml')).toThrow(/d\.yaml: density\.vm_tcg_tb_size:/);
   });
 
   it('reaches the qemu command line under TCG only', () => {
@@ -43,7 +42,7 @@ describe('density VM controls', () => {
     const record = densityRecord(plannedRecord('r1', 'density', planned), { workload: 'useful', concurrency: 8, vmControls }, result);
     expect(record.metrics).toMatchObject({ vm_guest_memory_mib: 384, vm_tcg_tb_size_mib: 16 });
     expect(record.facts.vm_controls).toEqual(vmControls);
-    const spec = SpecSchema.parse({ name: 'd', experiment: 'density', arms: [{ backend: 'qemu-q35' }], warmups: 0, trials: 1, seed: 1, timeout: '60s', density: { concurrency: [8], batches: 1 } });
+    const spec = parseSpec({ name: 'd', experiment: 'density', arms: [{ backend: 'qemu-q35' }], warmups: 0, trials: 1, seed: 1, timeout: '60s', density: { concurrency: [8], batches: 1 } });
     const resolved: ResolvedSpec = { run_id: 'r1', spec_path: 'd.yaml', spec_sha256: 'sha256:0', overrides: {}, skipped_arms: [], plan_arms: ['qemu-q35'], spec };
     const evidence = densityAnalysis({ resolved, records: [record] }).evidence;
     expect(evidence[0]!.condition).toContain('VM guest 384 MiB, TCG tb-size 16 MiB (TCG only)');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyWorker, type ClassifyInput } from '../../experiments/density/worker-outcome.ts';
 import { buildDensityPlan } from '../../experiments/density/density-plan.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 
 const line = (text: string) => ({ stream: 'stdout' as const, text, tNs: 1n });
 const ready = line('PVISOR_DENSITY_READY {"bytes":33554432,"checksum":"c","token":"t"}');
@@ -30,7 +30,7 @@ describe('density worker outcome', () => {
 
 describe('density plan', () => {
   it('plans every cell once per block, shuffled by seed, no warmups', () => {
-    const spec = SpecSchema.parse({ name: 'd', experiment: 'density', arms: [{ backend: 'host' }, { backend: 'staged' }], warmups: 0, trials: 1, seed: 3, timeout: '60s', density: { concurrency: [2, 4], batches: 3 } });
+    const spec = parseSpec({ name: 'd', experiment: 'density', arms: [{ backend: 'host' }, { backend: 'staged' }], warmups: 0, trials: 1, seed: 3, timeout: '60s', density: { concurrency: [2, 4], batches: 3 } });
     const plan = buildDensityPlan(spec);
     expect(plan.trials).toHaveLength(12);
     expect(plan.trials.every((t) => !t.warmup)).toBe(true);

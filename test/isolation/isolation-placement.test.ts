@@ -8,7 +8,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURE_ROOT, fixtureRoot, pathClass, runScratchDir, scratchRoots, stateDir } from '../../harness/state-dir.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { isolationGroupOf, placementRoot } from '../../experiments/isolation/isolation-placement.ts';
 import { buildIsolationPlan } from '../../experiments/isolation/isolation-plan.ts';
@@ -74,7 +74,7 @@ describe('fixture root', () => {
 });
 
 describe('isolation placements in the plan and the evidence', () => {
-  const spec = SpecSchema.parse({ name: 'x', experiment: 'isolation', arms: [{ backend: 'staged' }, { backend: 'pvisor' }], warmups: 0, trials: 3, seed: 4, timeout: '1m', isolation: { placements: ['outside-home', 'inside-home'] } });
+  const spec = parseSpec({ name: 'x', experiment: 'isolation', arms: [{ backend: 'staged' }, { backend: 'pvisor' }], warmups: 0, trials: 3, seed: 4, timeout: '1m', isolation: { placements: ['outside-home', 'inside-home'] } });
 
   it('runs every arm once per placement in every block', () => {
     const plan = buildIsolationPlan(spec);
@@ -85,15 +85,13 @@ describe('isolation placements in the plan and the evidence', () => {
     }
     expect(new Set(plan.trials.map((t) => t.trial_id)).size).toBe(12);
     // Default spec: the protocol's placement only.
-    const plain = buildIsolationPlan(SpecSchema.parse({ ...spec, isolation: undefined }));
+    const plain = buildIsolationPlan(parseSpec({ ...spec, isolation: undefined }));
     expect(new Set(plain.trials.map((t) => t.params?.placement))).toEqual(new Set(['outside-home']));
   });
 
   it('refuses an unknown or repeated placement naming the field', () => {
-    const bad = SpecSchema.safeParse({ ...spec, isolation: { placements: ['outside-home', 'in-home'] } });
-    expect(bad.success).toBe(false);
-    expect(JSON.stringify(bad.error?.issues)).toMatch(/isolation.*placements.*expected one of outside-home, inside-home/);
-    expect(SpecSchema.safeParse({ ...spec, isolation: { placements: ['inside-home', 'inside-home'] } }).success).toBe(false);
+    expect(() => parseSpec({ ...spec, isolation: { placements: ['outside-home', 'in-home'] } }, 'i.yaml')).toThrow(/i\.yaml: isolation\.placements\.1: expected one of outside-home, inside-home/);
+    expect(() => parseSpec({ ...spec, isolation: { placements: ['inside-home', 'inside-home'] } })).toThrow(/isolation\.placements: a placement is listed twice/);
   });
 
   it('keeps placements apart: the default under the arm label, the other as its own group with its path class', () => {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { isolationEvidence } from '../../experiments/isolation/isolation-analysis.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import { sandbench } from '../support/cli.ts';
 import { leftoverLines } from '../faults/fault-support.ts';
 
@@ -52,7 +52,7 @@ timeout: 2m
   }, 240_000);
 
   it('evidence: counts per arm over trials whose probes ran; failed trials named, never counted', () => {
-    const spec = SpecSchema.parse({ name: 'x', experiment: 'isolation', arms: [{ backend: 'staged' }], warmups: 1, trials: 3, seed: 1, timeout: '1m' });
+    const spec = parseSpec({ name: 'x', experiment: 'isolation', arms: [{ backend: 'staged' }], warmups: 1, trials: 3, seed: 1, timeout: '1m' });
     const record = (trial: string, warmup: boolean, metrics: Record<string, number>, ran: boolean): TrialRecord => ({
       run_id: 'r', schema_version: 1, experiment: 'isolation', arm: { backend: 'staged', variant: null }, block: 0, position: 0, trial_id: trial, warmup, seed: 1,
       outcome: ran ? 'ok' : 'failed', failure_category: ran ? null : 'setup_failed', exit_code: 0, t_spawn_ns: null, ready_ms: null, result_ms: null, completion_ms: null,

@@ -3,10 +3,10 @@ import { lazyImageAnalysis } from '../../experiments/lazy-image/lazy-image-analy
 import { auditBlobs, auditCounters, auditWarmLazy, emptyOutcome, toRecord, type CampaignState } from '../../experiments/lazy-image/lazy-record.ts';
 import { buildLazyPlan } from '../../experiments/lazy-image/lazy-plan.ts';
 import type { ResolvedSpec } from '../../harness/spec/resolve-spec.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 
-const spec = SpecSchema.parse({
+const spec = parseSpec({
   name: 'lazy', experiment: 'lazy-image', arms: [{ backend: 'staged', variant: 'lazy' }, { backend: 'podman', variant: 'full' }],
   warmups: 0, trials: 3, seed: 3, timeout: '60s', lazy: { rounds: 3, initial_rounds: 0, warmup_rounds: 0 },
 });

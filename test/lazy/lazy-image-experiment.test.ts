@@ -13,7 +13,8 @@ import { lazyImageExperiment } from '../../experiments/lazy-image/lazy-image-kin
 import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { armLabel, TrialRecordSchema, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
-import { ImageSpecSchema, SpecSchema } from '../../harness/spec/schema.ts';
+import { ImageSpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 
 const runId = `tlazy${randomBytes(3).toString('hex')}`;
@@ -25,7 +26,7 @@ let registryPid = 0;
 beforeAll(async () => {
   const image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}));
   const run: RunContext = { runId, image, stateDir: stateDir(), cleanup: new CleanupRegistry(runId), log: () => undefined, options: {} };
-  const spec = SpecSchema.parse({
+  const spec = parseSpec({
     name: 'lazy-test',
     experiment: 'lazy-image',
     arms: [{ backend: 'staged', variant: 'lazy' }, { backend: 'podman', variant: 'full' }],

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildLazyPlan } from '../../experiments/lazy-image/lazy-plan.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 
-const spec = SpecSchema.parse({
+const spec = parseSpec({
   name: 'lazy',
   experiment: 'lazy-image',
   arms: [{ backend: 'staged', variant: 'lazy' }, { backend: 'podman', variant: 'full' }],

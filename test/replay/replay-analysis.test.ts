@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisInput } from '../../harness/analyze/kind-analysis.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../harness/journal/trial-record.ts';
-import { SpecSchema } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import { REPLAY_SUMMARY_FILE, REPLAY_SUMMARY_HEADER, replayAnalysis } from '../../experiments/replay/replay-analysis.ts';
 
-const spec = SpecSchema.parse({
+const spec = parseSpec({
   name: 'replay', experiment: 'replay', arms: [{ backend: 'host' }], warmups: 0, trials: 3, seed: 1, timeout: '30s',
   controls: { cpus: '0,1' }, replay: { agents: ['codex'], trajectories: 20, repetitions: 3 },
 });

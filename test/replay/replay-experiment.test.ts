@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskImage } from '../../harness/image/task-image.ts';
 import { TrialRecordSchema } from '../../harness/journal/trial-record.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
-import { SpecSchema, type Spec } from '../../harness/spec/schema.ts';
+import { type Spec } from '../../harness/spec/schema.ts';
+import { parseSpec } from '../../experiments/registry.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { ensureFixtures, fixtureKey } from '../../experiments/replay/replay-fixtures.ts';
 import { replayExperiment, resolveSubjects } from '../../experiments/replay/replay-kind.ts';
@@ -18,7 +19,7 @@ import { pvisorReplayStatus } from '../../experiments/replay/subjects.ts';
 const pvisor = pvisorReplayStatus().available;
 
 function smallSpec(overrides: Record<string, unknown> = {}): Spec {
-  return SpecSchema.parse({
+  return parseSpec({
     name: 'replay-test',
     experiment: 'replay',
     arms: [{ backend: 'host' }],

@@ -6,7 +6,8 @@ import { buildPlan } from '../../../harness/plan/plan.ts';
 import { createPrng } from '../../../harness/plan/prng.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../../harness/journal/trial-record.ts';
 import type { ResolvedSpec } from '../../../harness/spec/resolve-spec.ts';
-import { SpecSchema, type SpecInput } from '../../../harness/spec/schema.ts';
+import { type SpecInput } from '../../../harness/spec/schema.ts';
+import { parseSpec } from '../../../experiments/registry.ts';
 
 export interface SyntheticOptions {
   runId?: string;
@@ -19,7 +20,7 @@ export interface SyntheticOptions {
 }
 
 export function syntheticResolved(options: SyntheticOptions = {}): ResolvedSpec {
-  const spec = SpecSchema.parse({
+  const spec = parseSpec({
     name: 'synthetic-shell-ready',
     experiment: 'shell-ready',
     arms: [{ backend: 'docker' }, { backend: 'staged' }],

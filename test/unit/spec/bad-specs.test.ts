@@ -16,6 +16,10 @@ const EXPECTED_FIELD: Record<string, RegExp> = {
   'duplicate-arm.yaml': /arms: arm "host" is listed twice/,
   'bad-cpus.yaml': /controls\.cpus: expected a CPU list/,
   'not-a-mapping.yaml': /\(top level\): expected a YAML mapping/,
+  // Kind sections are validated by their kind (harness/spec/kind-spec.ts): the error names the owner.
+  'foreign-section.yaml': /density: this section belongs to the density kind, but experiment is shell-ready/,
+  'unknown-kind.yaml': /experiment: "shel-ready" is not a kind of this build \(expected one of .*shell-ready/,
+  'bad-section-field.yaml': /density\.concurrency\.0: .*(>0|positive|too small)/i,
 };
 
 const dir = join(PROJECT_ROOT, 'test', 'bad-specs');

@@ -1,0 +1,39 @@
+/** The density kind's spec section (`density:`): workloads, concurrency levels, batches and the shared budget. */
+import { z } from 'zod';
+import { cpuList, duration, size } from '../../harness/spec/fields.ts';
+import { defineSection } from '../../harness/spec/kind-spec.ts';
+
+export const DensitySpecSchema = z
+  .object({
+    workloads: z.array(z.enum(['useful', 'idle'])).min(1).default(['useful']),
+    concurrency: z.array(z.number().int().positive()).min(1).default([1, 2, 4, 8, 16, 32]),
+    batches: z.number().int().positive().default(5),
+    /** Shared budget for the whole batch (study: 2 CPUs, 2 GiB, zero swap). */
+    budget_cpus: cpuList.default('0-1'),
+    budget_memory: size.default(2048),
+    /** Guest RAM per VM worker. */
+    vm_memory: size.default(256),
+    /** TCG translation-cache size per VM worker, MiB (`-accel tcg,tb-size=`); a recorded control (ignored under KVM). */
+    vm_tcg_tb_size: z.number().int().positive().default(32),
+    payload_mib: z.number().int().nonnegative().default(32),
+    ready_timeout: duration.default(120_000),
+    /** Bisect the largest N where every batch passes, between these bounds. */
+    capacity_search: z
+      .object({ min: z.number().int().positive(), max: z.number().int().positive() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type DensitySpec = z.output<typeof DensitySpecSchema>;
+
+export const densitySpecSection = defineSection({
+  key: 'density',
+  schema: DensitySpecSchema,
+  encode: (parsed) => ({ ...parsed, ready_timeout: `${parsed.ready_timeout}ms` }),
+  applyOverrides: (input, overrides) => ({
+    ...input,
+    ...(overrides.concurrency ? { concurrency: overrides.concurrency } : {}),
+    ...(overrides.batches !== undefined ? { batches: overrides.batches } : {}),
+  }),
+});

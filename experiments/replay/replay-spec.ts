@@ -1,0 +1,25 @@
+/** The replay kind's spec section (`replay:`): agents' formats, trajectories, repetitions, subjects. */
+import { z } from 'zod';
+import { defineSection } from '../../harness/spec/kind-spec.ts';
+
+export const ReplaySpecSchema = z
+  .object({
+    agents: z
+      .array(z.enum(['claude-code', 'codex', 'opencode', 'mini-swe-agent', 'openhands', 'pi-agent', 'swe-agent']))
+      .min(1)
+      .default(['claude-code', 'codex', 'opencode', 'mini-swe-agent', 'openhands', 'pi-agent', 'swe-agent']),
+    trajectories: z.number().int().positive().default(20),
+    repetitions: z.number().int().positive().default(3),
+    subjects: z.array(z.enum(['sandbench', 'pvisor-replay'])).min(1).default(['sandbench', 'pvisor-replay']),
+    /** How sandbench's preparer is launched: a plain-JS bundle built before the first trial (default:
+     *  tsx start-up would dominate the timing), a V8 startup snapshot of it, the lean tsx entry, or the full CLI. */
+    preparer_entry: z.enum(['bundle', 'snapshot', 'tsx-lean', 'cli']).default('bundle'),
+  })
+  .strict();
+
+export type ReplaySpec = z.output<typeof ReplaySpecSchema>;
+
+export const replaySpecSection = defineSection({
+  key: 'replay',
+  schema: ReplaySpecSchema,
+});
