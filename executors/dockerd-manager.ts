@@ -16,6 +16,7 @@ import { execa } from 'execa';
 import { withLock } from '../harness/image/file-lock.ts';
 import { isAlive } from '../harness/controls/proc-tree.ts';
 import { CONTAINER_ULIMITS } from './container-common.ts';
+import { criuPrefix } from './checkpoint/criu.ts';
 
 export interface DockerdPaths {
   base: string;
@@ -77,7 +78,17 @@ export function dockerdArgs(paths: DockerdPaths): string[] {
     '--bridge=none',
     ...CONTAINER_ULIMITS.flatMap((limit) => ['--default-ulimit', limit]),
     '--shutdown-timeout', '5',
+    // `docker checkpoint` (the docker checkpoint mechanism) exists only on an experimental daemon;
+    // it changes nothing for plain `docker run`, so every docker arm shares this one daemon.
+    '--experimental',
   ];
+}
+
+/** dockerd's environment: runc finds criu through PATH, so the sandbench-built CRIU >= 4.2 goes first. */
+export function dockerdEnv(): NodeJS.ProcessEnv {
+  const criuDir = join(criuPrefix(), 'sbin');
+  const path = process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin';
+  return existsSync(join(criuDir, 'criu')) ? { ...process.env, PATH: `${criuDir}:${path}` } : process.env;
 }
 
 export async function engineAnswers(cli: string, host: string, timeoutMs = 10_000): Promise<boolean> {
@@ -148,7 +159,7 @@ async function startDaemon(paths: DockerdPaths, cli: string, runId: string): Pro
   if (!existsSync(paths.configFile)) writeFileSync(paths.configFile, '{}\n');
   const log = openSync(paths.logFile, 'a');
   // Detached: the daemon is shared and outlives this process until the last lease is released.
-  const child = spawn('dockerd', dockerdArgs(paths), { detached: true, stdio: ['ignore', log, log] });
+  const child = spawn('dockerd', dockerdArgs(paths), { detached: true, stdio: ['ignore', log, log], env: dockerdEnv() });
   closeSync(log);
   let exited: string | null = null;
   child.on('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));

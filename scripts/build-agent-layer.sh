@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds one agent CLI layer from the npm registry into OUT (a fresh directory): only what the CLI
+# Builds one agent CLI layer from the npm registry (mini-swe-agent: PyPI) into OUT (a fresh directory): only what the CLI
 # needs at run time, laid out as OUT/bin/<cli> (+ OUT/opencode-config for opencode's plugin).
 # Called by experiments/agent/layers.ts, which caches the result by agent and version; facts behind
 # each choice: data/agents/agent-clis.md (measured 2026-12-01).
@@ -53,6 +53,34 @@ case "$agent" in
 # pi on the layer's own Node (the image has none new enough)
 d=$(dirname "$0")
 exec "$d/node" "$d/../lib/node_modules/@mariozechner/pi-coding-agent/dist/cli.js" "$@"
+WRAPPER
+    ;;
+  mini-swe-agent)
+    # A venv for the image's python (bookworm's /usr/bin/python3.11, the same Debian build on the
+    # build host), litellm pinned to the version measured with it. `datasets` (and the pyarrow,
+    # pandas, numpy it pulls in, ~460 MB) is only imported by the swebench runners, never by `mini`,
+    # so it is removed after the install. Byte code is compiled unchecked-hash: the layer is
+    # read-only in every sandbox and copied to VM disks, so a source-mtime check must not matter.
+    py=/usr/bin/python3.11
+    [ -x "$py" ] || { echo "build-agent-layer: $py not found (apt-get install python3 python3-venv; the task image's python is 3.11)" >&2; exit 3; }
+    "$py" -m venv "$out/venv" || { echo "build-agent-layer: $py -m venv failed (apt-get install python3-venv)" >&2; exit 3; }
+    "$out/venv/bin/pip" install --quiet --disable-pip-version-check --no-compile "mini-swe-agent==$version" "litellm==1.110.2" \
+      || { echo "build-agent-layer: pip install mini-swe-agent==$version failed" >&2; exit 3; }
+    "$out/venv/bin/pip" uninstall --quiet --yes datasets pyarrow pandas numpy multiprocess xxhash dill \
+      || { echo "build-agent-layer: pip uninstall of the swebench-only dependencies failed" >&2; exit 3; }
+    "$out/venv/bin/pip" freeze --all > "$out/requirements.lock"
+    "$out/venv/bin/pip" uninstall --quiet --yes pip setuptools > /dev/null
+    "$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash "$out/venv/lib" > /dev/null \
+      || { echo "build-agent-layer: compileall failed" >&2; exit 3; }
+    cat > "$out/bin/mini-swe-agent" << 'WRAPPER'
+#!/bin/sh
+# mini-swe-agent on the layer's venv; the venv's python links to /usr/bin/python3.11 of the image
+d=$(dirname "$0")
+[ -x /usr/bin/python3.11 ] || { echo "mini-swe-agent layer: /usr/bin/python3.11 missing (the venv was built for it)" >&2; exit 127; }
+if [ "${1:-}" = --version ]; then
+  exec "$d/../venv/bin/python3.11" -c 'import importlib.metadata as m; print("mini-swe-agent", m.version("mini-swe-agent"), "litellm", m.version("litellm"))'
+fi
+exec "$d/../venv/bin/python3.11" -m minisweagent.run.mini "$@"
 WRAPPER
     ;;
   *)

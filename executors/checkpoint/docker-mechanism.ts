@@ -1,35 +1,125 @@
 /**
- * `docker` checkpoint. `docker checkpoint create` needs a daemon with experimental features and a
- * CRIU that works on this kernel. The harness's private dockerd (executors/dockerd-manager.ts) is
- * shared by every docker arm and started with an empty daemon.json and no --experimental, so this
- * arm reports itself unavailable with that reason instead of restarting a shared daemon with other
- * flags. Docker's fork path (notes, section 2: `docker create` + copying the checkpoint directory +
- * `start --checkpoint`, no rootfs diff saved) is not driven by this build.
+ * `docker` checkpoint (files + process state), Docker's experimental checkpoint + runc + CRIU >= 4.2,
+ * on the harness's private dockerd (executors/dockerd-manager.ts: started with --experimental and
+ * the sandbench-built CRIU first in its PATH; every docker arm shares it).
+ * parent = `docker create` of the task image running the state program on 127.0.0.1:PORT
+ * (--network none), the baseline copied in with `docker cp` (a bind mount would be shared by every
+ * child). Checkpoint = `docker checkpoint create` (the parent stops: paused) + `docker cp` of the
+ * parent's /workspace to a tar: Docker saves no rootfs diff (data/checkpoint/notes.md, section 2),
+ * so the files travel beside the CRIU images. Child i = Docker's undocumented fork path: `docker
+ * create` with the parent's configuration, the checkpoint directory copied into the child's own
+ * `<data-root>/containers/<id>/checkpoints/`, the workspace tar copied in, `start --checkpoint`
+ * (`--checkpoint-dir` is refused: "custom checkpointdir is not supported"). What the child gets is
+ * the image + the parent's /workspace + its processes: files the parent changed outside /workspace
+ * are not carried (recorded in the image facts). The host reaches the server through a relay run
+ * in the container's netns (nsenter -n).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
-import type { ProbeResult } from '../../harness/contracts/executor.ts';
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { ProbeResult, RunContext } from '../../harness/contracts/executor.ts';
+import { RUN_LABEL, type ResourceHandle } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
+import { CONTAINER_ULIMITS, engineExec, ensureImportedImage, removeContainer, type ContainerEngine } from '../container-common.ts';
 import { dockerCli } from '../docker.ts';
-import { dockerdPaths } from '../dockerd-manager.ts';
-import { probeCriu } from './criu.ts';
-import type { CheckpointMechanism } from './mechanism.ts';
+import { acquireDockerd, dockerdPaths, type DockerdPaths } from '../dockerd-manager.ts';
+import { treeDigest } from '../workspace-diff.ts';
+import { probeCriu, type CriuProbe } from './criu.ts';
+import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
+import { checkpointContainerName, fileSha256, STATE_PORT } from './podman-mechanism.ts';
+import { spawnStateProcess, stopStateProcess, type StateProcess } from './state-process.ts';
+import { TrialResources } from './tracked.ts';
+
+/** Checkpoint names need >= 2 characters (notes, section 2). */
+const CHECKPOINT_NAME = 'sandbench';
 
 /** Whether the harness dockerd runs (or would start) with experimental features. */
-export async function harnessDockerdExperimental(): Promise<{ experimental: boolean; evidence: string }> {
-  const paths = dockerdPaths(stateDir());
-  const info = await execa(dockerCli(), ['-H', paths.host, 'info', '--format', '{{.ExperimentalBuild}}'], { reject: false, timeout: 15_000 });
-  if (info.exitCode === 0) return { experimental: info.stdout.trim() === 'true', evidence: `docker info on ${paths.host}: ExperimentalBuild=${info.stdout.trim()}` };
-  const config = existsSync(paths.configFile) ? readFileSync(paths.configFile, 'utf8') : '{}';
-  const experimental = /"experimental"\s*:\s*true/.test(config);
-  return { experimental, evidence: `harness dockerd not running; ${paths.configFile}: ${config.trim() || '{}'}` };
+export async function harnessDockerdExperimental(host = dockerdPaths(stateDir()).host): Promise<{ experimental: boolean; evidence: string }> {
+  const info = await execa(dockerCli(), ['-H', host, 'info', '--format', '{{.ExperimentalBuild}}'], { reject: false, timeout: 15_000 });
+  if (info.exitCode === 0) return { experimental: info.stdout.trim() === 'true', evidence: `docker info on ${host}: ExperimentalBuild=${info.stdout.trim()}` };
+  return { experimental: true, evidence: 'harness dockerd not running; it starts with --experimental (executors/dockerd-manager.ts)' };
 }
 
-function unavailable(): never {
-  throw new Error('docker checkpoint arm is unavailable (see its probe)');
+/** Sum of file sizes below `dir` (the CRIU images of one checkpoint). */
+function treeBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += treeBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+interface DockerSandbox {
+  name: string;
+  relay: StateProcess;
+}
+
+interface ParentState {
+  name: string;
+  id: string;
+  /** The argv/env `docker create` got, so children get the same configuration. */
+  createArgs: string[];
 }
 
 export function createDockerCheckpoint(variant: string | null = null): CheckpointMechanism {
+  let engine: ContainerEngine | null = null;
+  let paths: DockerdPaths | null = null;
+  let imageTag: string | null = null;
+  let criu: CriuProbe | null = null;
+  let daemon: { run: RunContext; handle: ResourceHandle } | null = null;
+  const resources = new Map<string, TrialResources>();
+  const sandboxes = new Map<string, DockerSandbox>();
+  const parents = new Map<string, ParentState>();
+  const resourcesOf = (trial: MechanismTrial) => {
+    if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
+    return resources.get(trial.trialId)!;
+  };
+  const filesOf = (trial: MechanismTrial) => join(trial.dir, 'workspace.tar');
+  const ready = () => {
+    if (!engine || !paths || !imageTag || !criu) throw new Error('docker checkpoint: prepare() was not called');
+    return { engine, paths, imageTag, criu };
+  };
+  const checkpointDir = (id: string) => join(ready().paths.dataRoot, 'containers', id, 'checkpoints', CHECKPOINT_NAME);
+  const docker = async (args: string[], what: string, options: { input?: string; output?: string; timeoutMs?: number } = {}) => {
+    const { engine: e } = ready();
+    const result = options.input || options.output
+      ? await execa(e.cli, [...e.globalArgs, ...args], { env: e.env, reject: false, timeout: options.timeoutMs ?? 300_000, ...(options.input ? { inputFile: options.input } : { stdin: 'ignore' }), ...(options.output ? { stdout: { file: options.output } } : {}) })
+      : await engineExec(e, args, options.timeoutMs ?? 300_000);
+    if (result.exitCode !== 0) throw new Error(`docker ${what} failed: ${String(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' | ')}`);
+    return String(result.stdout ?? '').trim();
+  };
+  const initPid = async (name: string): Promise<number> => {
+    const pid = Number(await docker(['inspect', '--format', '{{.State.Pid}}', name], 'inspect'));
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`docker: container ${name} is not running`);
+    return pid;
+  };
+  const connect = async (trial: MechanismTrial, name: string, id: string): Promise<Sandbox> => {
+    const pid = await initPid(name);
+    const relayCommand = trial.program.relay(STATE_PORT);
+    const relay = spawnStateProcess({
+      runId: trial.run.runId,
+      argv: ['nsenter', '-t', String(pid), '-n', ...relayCommand.argv],
+      env: relayCommand.env,
+      timeoutMs: trial.timeoutMs,
+      prefix: trial.program.answerPrefix,
+      describe: `docker ${id} relay`,
+    });
+    resourcesOf(trial).add('process', `docker ${id} relay`, () => relay.running.kill('cleanup'));
+    sandboxes.set(`${trial.trialId}/${id}`, { name, relay });
+    return { id, channel: relay.channel, pids: async () => [await initPid(name)], facts: { container: name } };
+  };
+  // Removing a container removes its directory, and with it the checkpoint copied into it.
+  const track = (trial: MechanismTrial, name: string) => resourcesOf(trial).add('container', `docker:${name}`, () => removeContainer(ready().engine, name));
+  const create = async (trial: MechanismTrial, role: string, createArgs: string[]): Promise<{ name: string; id: string }> => {
+    const name = checkpointContainerName(trial.run.runId, trial.trialId, role);
+    track(trial, name);
+    const id = await docker(['create', '--name', name, '--label', `${RUN_LABEL}=${trial.run.runId}`, '--label', `sandbench.trial_id=${trial.trialId}`, ...createArgs], 'create');
+    return { name, id };
+  };
+
   return {
     backend: 'docker',
     variant,
@@ -37,9 +127,9 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     async probe(): Promise<ProbeResult> {
       const client = await execa(dockerCli(), ['--version'], { reject: false });
       if (client.exitCode !== 0) return { backend: 'docker', available: false, version: null, details: {}, reason: 'the docker client is not installed', fix: 'apt-get install docker.io' };
-      const criu = await probeCriu();
-      const details: Record<string, string> = { criu: criu.version ? `${criu.version} (${criu.path})` : 'not installed' };
-      if (!criu.usable) return { backend: 'docker', available: false, version: client.stdout.trim(), details, reason: criu.reason, fix: criu.fix };
+      const found = await probeCriu();
+      const details: Record<string, string> = { criu: found.version ? `${found.version} (${found.path})` : 'not installed' };
+      if (!found.usable) return { backend: 'docker', available: false, version: client.stdout.trim(), details, reason: found.reason, fix: found.fix };
       const daemon = await harnessDockerdExperimental();
       details.daemon = daemon.evidence;
       if (!daemon.experimental) {
@@ -48,20 +138,104 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
           available: false,
           version: client.stdout.trim(),
           details,
-          reason: 'docker checkpoint needs an experimental daemon; the harness dockerd (shared by every docker arm) runs without --experimental, and this arm does not restart it with other flags',
-          fix: 'start the harness dockerd with --experimental (executors/dockerd-manager.ts dockerdArgs) and CRIU >= 4.2 first in its PATH',
+          reason: 'the running harness dockerd was started without --experimental (by an older sandbench), and docker checkpoint needs it',
+          fix: 'stop it once no run uses it (sandbench clean, or scripts/start-dockerd.sh stop); the next docker run starts it with --experimental',
         };
       }
-      return { backend: 'docker', available: false, version: client.stdout.trim(), details, reason: 'the daemon is experimental, but Docker\'s fork path (create + copy checkpoint dir + start --checkpoint) is not driven by this build', fix: 'extend executors/checkpoint/docker-mechanism.ts' };
+      return { backend: 'docker', available: true, version: client.stdout.trim(), details };
     },
-    prepare: async () => unavailable(),
-    startParent: async () => unavailable(),
-    quiesce: async () => unavailable(),
-    checkpoint: async () => unavailable(),
-    restore: async () => unavailable(),
-    frozenDigest: async () => null,
-    destroy: async () => undefined,
-    discard: async () => undefined,
-    teardown: async () => undefined,
+    async prepare(run: RunContext) {
+      criu = await probeCriu();
+      if (!criu.usable) throw new Error(`docker checkpoint: ${criu.reason}`);
+      const lease = await acquireDockerd({ stateDir: run.stateDir, runId: run.runId, cli: dockerCli(), log: run.log });
+      daemon = { run, handle: run.cleanup.register('daemon', `dockerd ${lease.paths.socket}`, async () => void (await lease.release())) };
+      paths = lease.paths;
+      engine = { kind: 'docker', cli: dockerCli(), globalArgs: ['-H', lease.host], env: {} };
+      const mode = await harnessDockerdExperimental(lease.host);
+      if (!mode.experimental) throw new Error(`docker checkpoint: ${mode.evidence} (the daemon must run with --experimental)`);
+      imageTag = await ensureImportedImage(engine, run.image, join(run.stateDir, 'locks', 'docker-import.lock'), run.log);
+    },
+    async startParent(trial): Promise<ParentSandbox> {
+      const { imageTag: tag } = ready();
+      mkdirSync(trial.dir, { recursive: true });
+      const command = trial.program.tcp('/workspace', STATE_PORT);
+      const createArgs = [
+        '--network', 'none',
+        ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]),
+        '--workdir', '/workspace',
+        ...Object.entries(command.env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+        tag, ...command.argv,
+      ];
+      const { name, id } = await create(trial, 'parent', createArgs);
+      parents.set(trial.trialId, { name, id, createArgs });
+      await docker(['cp', `${trial.baseline}/.`, `${name}:/workspace/`], 'cp');
+      await docker(['start', name], 'start');
+      const sandbox = await connect(trial, name, 'parent');
+      return { ...sandbox, internal: name };
+    },
+    async quiesce(parent) {
+      await parent.channel.request({ op: 'sync' });
+      // An established TCP connection cannot be checkpointed without --tcp-established: end the
+      // relay, then give the server a moment to return to accept().
+      const entry = [...sandboxes.entries()].find(([, value]) => value.name === parent.internal);
+      if (entry) await stopStateProcess(entry[1].relay);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    },
+    async checkpoint(trial, parent): Promise<CheckpointImage> {
+      const state = parents.get(trial.trialId);
+      if (!state || state.name !== parent.internal) throw new Error(`docker checkpoint: no parent container for ${trial.trialId}`);
+      await docker(['checkpoint', 'create', state.name, CHECKPOINT_NAME], 'checkpoint create');
+      const files = filesOf(trial);
+      resourcesOf(trial).add('tempdir', files, () => rmSync(files, { force: true }));
+      await docker(['cp', `${state.name}:/workspace`, '-'], 'cp (workspace out)', { output: files });
+      return {
+        diskBytes: statSync(files).size,
+        memoryBytes: treeBytes(checkpointDir(state.id)),
+        parentPaused: true,
+        facts: {
+          checkpoint_dir: checkpointDir(state.id),
+          workspace_tar: files,
+          criu: ready().criu.version,
+          parent_after: 'stopped by checkpoint (exited, kept until discard)',
+          files_carried: '/workspace only (docker checkpoints save no rootfs diff)',
+        },
+      };
+    },
+    async restore(trial, _image, index): Promise<Sandbox> {
+      const state = parents.get(trial.trialId);
+      if (!state) throw new Error(`docker restore: no checkpoint for ${trial.trialId}`);
+      const { name, id } = await create(trial, `child${index}`, state.createArgs);
+      // Docker's fork path: the checkpoint goes into the child's own checkpoints directory.
+      const target = checkpointDir(id);
+      mkdirSync(join(target, '..'), { recursive: true });
+      cpSync(checkpointDir(state.id), target, { recursive: true });
+      await docker(['cp', '-', `${name}:/`], 'cp (workspace in)', { input: filesOf(trial) });
+      await docker(['start', '--checkpoint', CHECKPOINT_NAME, name], 'start --checkpoint');
+      return connect(trial, name, `child-${index}`);
+    },
+    async frozenDigest(trial) {
+      const state = parents.get(trial.trialId);
+      if (!state) return null;
+      // The frozen state is the CRIU images (kept in the parent's directory) and the files tar.
+      return `sha256:${createHash('sha256').update(treeDigest(checkpointDir(state.id))).update(await fileSha256(filesOf(trial))).digest('hex')}`;
+    },
+    async destroy(trial, sandbox) {
+      const entry = sandboxes.get(`${trial.trialId}/${sandbox.id}`);
+      if (entry) await stopStateProcess(entry.relay).catch(() => undefined);
+    },
+    async discard(trial) {
+      const tracked = resources.get(trial.trialId);
+      resources.delete(trial.trialId);
+      parents.delete(trial.trialId);
+      for (const key of [...sandboxes.keys()].filter((k) => k.startsWith(`${trial.trialId}/`))) sandboxes.delete(key);
+      const errors = tracked ? await tracked.releaseAll() : [];
+      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      if (errors.length > 0) throw new Error(`docker checkpoint cleanup: ${errors.join('; ')}`);
+    },
+    async teardown() {
+      // This run's lease on the shared daemon; the last holder stops it.
+      if (daemon) await daemon.run.cleanup.release(daemon.handle);
+      daemon = null;
+    },
   };
 }

@@ -16,7 +16,7 @@ export interface AgentCli {
   needs: string;
 }
 
-export const AGENT_NAMES = ['codex', 'claude', 'opencode', 'pi'] as const;
+export const AGENT_NAMES = ['codex', 'claude', 'opencode', 'pi', 'mini-swe-agent'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 export const AGENTS: Record<AgentName, AgentCli> = {
@@ -24,14 +24,11 @@ export const AGENTS: Record<AgentName, AgentCli> = {
   claude: { name: 'claude', version: '2.1.332', protocol: 'anthropic-messages', needs: 'glibc + bash, a CPU with AVX2 (Bun build)' },
   opencode: { name: 'opencode', version: '1.18.33', protocol: 'openai-chat', needs: 'glibc + bash, loopback up (it serves itself on lo)' },
   pi: { name: 'pi', version: '0.73.1', protocol: 'openai-chat', needs: 'glibc + libstdc++ (the layer brings Node 22.23.5)' },
+  // Non-streaming Chat Completions through litellm 1.110.2 (pinned in the build script); ends only on its submit tool call.
+  'mini-swe-agent': { name: 'mini-swe-agent', version: '2.4.6', protocol: 'openai-chat', needs: 'the image python3.11 (the layer is a venv built for it)' },
 };
-
-/** Agents the reference measured that sandbench does not ship a layer for yet (a named error, not "unknown"). */
-const NOT_YET = { 'mini-swe-agent': 'needs a venv layer built for the image python' } as const;
 
 export function agentByName(name: string, where: string): AgentCli {
   if ((AGENT_NAMES as readonly string[]).includes(name)) return AGENTS[name as AgentName];
-  const pending = (NOT_YET as Record<string, string>)[name];
-  if (pending) throw new UserError(`${where}: agent "${name}" has no layer in this version of sandbench (${pending}); use one of ${AGENT_NAMES.join(', ')}`);
   throw new UserError(`${where}: unknown agent "${name}"; expected one of ${AGENT_NAMES.join(', ')}`);
 }

@@ -128,6 +128,15 @@ EOF
     set -- "$layer/bin/pi" --offline --no-session --provider fake --model fake-model --tools bash --no-extensions --no-skills \
       --no-prompt-templates --no-themes --no-context-files -p "$prompt"
     ;;
+  mini-swe-agent)
+    # MSWEA_CONFIGURED skips the first-run wizard; the cost map is read locally (else a DNS lookup of
+    # raw.githubusercontent.com); no byte code is written into the read-only layer. It ends only on
+    # its submit tool call, which the model service sends for the script's final text turn.
+    export MSWEA_CONFIGURED=true MSWEA_GLOBAL_CONFIG_DIR="$XDG_CONFIG_HOME/mini-swe-agent" MSWEA_COST_TRACKING=ignore_errors \
+      MSWEA_SILENT_STARTUP=1 LITELLM_LOCAL_MODEL_COST_MAP=True OPENAI_API_KEY=$key HF_HUB_OFFLINE=1 PYTHONDONTWRITEBYTECODE=1
+    set -- "$layer/bin/mini-swe-agent" -y --exit-immediately -m openai/fake-model -c mini.yaml \
+      -c "model.model_kwargs.api_base=$url/v1" -o "$home/trajectory.json" -t "$prompt"
+    ;;
   *)
     echo "SANDBENCH_AGENT_ERROR run-agent.sh has no branch for agent $agent" >&2
     cleanup

@@ -6,11 +6,11 @@ describe('agent arms', () => {
   it('reads the agent and the VM CPU model from the variant', () => {
     expect(parseAgentArm({ backend: 'host', variant: 'codex' })).toMatchObject({ agent: { name: 'codex', version: '0.169.0' }, cpuModel: null });
     expect(parseAgentArm({ backend: 'qemu-microvm', variant: 'claude@cpu-max' })).toMatchObject({ agent: { name: 'claude' }, cpuModel: 'max' });
+    expect(parseAgentArm({ backend: 'docker', variant: 'mini-swe-agent' })).toMatchObject({ agent: { name: 'mini-swe-agent', version: '2.4.6', protocol: 'openai-chat' }, cpuModel: null });
   });
 
   it('names the arm and the fix for bad variants', () => {
-    expect(() => parseAgentArm({ backend: 'host', variant: 'kodex' }, 2)).toThrow(/arms\[2\]\.variant: unknown agent "kodex"; expected one of codex, claude, opencode, pi/);
-    expect(() => parseAgentArm({ backend: 'host', variant: 'mini-swe-agent' }, 0)).toThrow(/agent "mini-swe-agent" has no layer in this version/);
+    expect(() => parseAgentArm({ backend: 'host', variant: 'kodex' }, 2)).toThrow(/arms\[2\]\.variant: unknown agent "kodex"; expected one of codex, claude, opencode, pi, mini-swe-agent/);
     expect(() => parseAgentArm({ backend: 'host', variant: null }, 0)).toThrow(/needs the agent CLI as the arm's variant/);
     expect(() => parseAgentArm({ backend: 'staged', variant: 'claude@cpu-max' }, 1)).toThrow(/applies to VM backends only/);
     expect(() => parseAgentArm({ backend: 'qemu-q35', variant: 'claude@fast' }, 1)).toThrow(/not a CPU model option/);

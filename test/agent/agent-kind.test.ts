@@ -47,7 +47,7 @@ describe('agent kind', () => {
   it('an unknown agent is a spec error naming the arm', async () => {
     const result = await execa('node', [CLI, 'run', spec('agent-bad', '[{ backend: host, variant: kodex }]'), '--out', join(dir, 'bad')], { reject: false, all: true });
     expect(result.exitCode).toBe(2);
-    expect(result.all).toMatch(/arms\[0\]\.variant: unknown agent "kodex"; expected one of codex, claude, opencode, pi/);
+    expect(result.all).toMatch(/arms\[0\]\.variant: unknown agent "kodex"; expected one of codex, claude, opencode, pi, mini-swe-agent/);
     expect(existsSync(join(dir, 'bad', 'journal.jsonl'))).toBe(false);
   }, 60_000);
 

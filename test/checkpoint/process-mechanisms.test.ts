@@ -1,10 +1,12 @@
 /**
- * Real checkpoints that claim process state: podman + runc + CRIU 4.2 (K=2) and qemu-microvm under
+ * Real checkpoints that claim process state: podman and docker (experimental daemon) + runc + CRIU
+ * 4.2 (K=2) and qemu-microvm under
  * QMP migrate-to-file (K=1, small file). Each child must continue the parent's counter with the same
  * token and structure, see the parent's files byte for byte, diverge alone; nothing is left after.
- * Skipped with the probe's reason where the mechanism is unavailable. ~30 s podman, ~60 s VM (idle).
+ * Skipped with the probe's reason where the mechanism is unavailable. ~30 s podman, ~20 s docker, ~60 s VM (idle).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDockerCheckpoint } from '../../executors/checkpoint/docker-mechanism.ts';
 import { createPodmanCheckpoint } from '../../executors/checkpoint/podman-mechanism.ts';
 import { createQemuCheckpoint } from '../../executors/checkpoint/qemu-mechanism.ts';
 import type { CheckpointMechanism } from '../../executors/checkpoint/mechanism.ts';
@@ -39,5 +41,10 @@ async function checkOne(mechanism: CheckpointMechanism, id: string, children: nu
 
 describe('checkpoints that keep process state', () => {
   it('podman: two children continue the counter from one export', () => checkOne(createPodmanCheckpoint(null), 'podman-ok', 2), 600_000);
+  it('docker: two children continue the counter (create + copied checkpoint dir + start --checkpoint)', async () => {
+    const mechanism = createDockerCheckpoint(null);
+    await checkOne(mechanism, 'docker-ok', 2);
+    await mechanism.teardown();
+  }, 600_000);
   it('qemu-microvm: a child continues the counter from the saved VM state', () => checkOne(createQemuCheckpoint('qemu-microvm', null), 'microvm-ok', 1), 900_000);
 });
