@@ -14,14 +14,33 @@ export interface FixtureTurn {
   command: string;
   observation: string;
   exitCode: number;
+  /** Ground truth: the call's output is inherently fresh (a timestamp, a random value), so a
+   *  re-execution is expected to differ from the recorded observation (issue 19). */
+  fresh?: boolean;
+}
+
+/** Which synthetic task a trajectory encodes: `marker` (issue 6, prepare-only) or `effects` (issue 19). */
+export type FixtureProfile = 'marker' | 'effects';
+
+/** Ground truth of what re-executing the prefix leaves in the workspace (relative to /workspace). */
+export interface ExpectedEffects {
+  /** Files the prefix creates or modifies, with their exact bytes afterwards. */
+  files: Record<string, string>;
+  /** Directories the prefix creates whose contents depend on the tool's version (`.git`): present, contents not compared. */
+  opaqueDirs: string[];
 }
 
 export interface FixtureTask {
   index: number;
   seed: number;
   userText: string;
-  /** Turn 0 is the historical step kept in the prefix; turn 1 is the future action. */
-  turns: [FixtureTurn, FixtureTurn];
+  /** The first `prefixTurns` turns are the historical steps kept in the prefix; the next one is the future action. */
+  turns: FixtureTurn[];
+  /** Tool batches (one call each) in the prefix: the cut is after this step. */
+  prefixTurns: number;
+  profile: FixtureProfile;
+  /** Set for profiles whose prefix has effects (`effects`); null for `marker` (nothing is executed). */
+  effects: ExpectedEffects | null;
   /** Epoch milliseconds of the first event (events advance by one second). */
   startMs: number;
 }
@@ -39,8 +58,16 @@ export function fixtureTask(index: number, seed: number): FixtureTask {
       { text: `fixture-text-${index}-0`, command: `printf fixture-${index} > marker-${index}.txt`, observation: HISTORICAL_OBSERVATION, exitCode: 0 },
       { text: `fixture-text-${index}-1`, command: `cat marker-${index}.txt`, observation: HISTORICAL_OBSERVATION, exitCode: 0 },
     ],
+    prefixTurns: 1,
+    profile: 'marker',
+    effects: null,
     startMs: BASE_EPOCH_MS + offsetSeconds * 1000,
   };
+}
+
+/** The baseline workspace every trajectory of task `userText` starts from: path → bytes. */
+export function baselineFiles(userText: string): Record<string, string> {
+  return { 'TASK.md': `# ${userText}\n`, 'src/main.py': `print(${JSON.stringify(userText)})\n`, '.gitignore': '__pycache__/\n' };
 }
 
 /** Deterministic lowercase hex of `length` characters for one named identifier of one task. */

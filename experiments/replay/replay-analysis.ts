@@ -11,6 +11,8 @@ import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/an
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { summarize } from '../../harness/stats/index.ts';
 import { AGENT_FORMATS, isReplayAgent } from './agents.ts';
+import { EFFECTS_PREFIX_CALLS } from './reexecute/effects-task.ts';
+import { REPLAY_CALLS_FILE, REPLAY_ONLY_SUMMARY_FILE, replayOnlyAnalysis } from './reexecute/replay-only-analysis.ts';
 
 export const REPLAY_SUMMARY_FILE = 'replay-summary.csv';
 
@@ -45,7 +47,11 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const cohort = input.resolved.run_id;
   const replay = replaySection(spec);
-  const scope = `prepare-only; after-step 1; ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`;
+  // bundles recorded before issue 19 have no mode: they are prepare-only
+  const replayOnly = replay.mode === 'replay-only';
+  const scope = replayOnly
+    ? `replay-only; after-step ${EFFECTS_PREFIX_CALLS} (effects task); ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`
+    : `prepare-only; after-step 1; ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`;
   const rows: Cell[][] = [];
   const evidence: EvidenceRow[] = [];
   for (const [label, all] of byArm(input.records)) {
@@ -75,7 +81,10 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
       condition: `${conditionOf(spec)}; ${scope}`, limitations: ok.length === records.length ? '' : `${records.length - ok.length} attempt(s) failed or invalid`,
     });
   }
-  return { files: new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]), evidence };
+  const files = new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]);
+  if (!replayOnly) return { files, evidence };
+  const more = replayOnlyAnalysis(input, [...byArm(input.records).values()].flatMap(latest), scope);
+  return { files: new Map([...files, ...more.files]), evidence: [...evidence, ...more.evidence], tables: more.tables };
 }
 
 export const replayKindAnalysis: KindAnalysis = {
@@ -83,6 +92,6 @@ export const replayKindAnalysis: KindAnalysis = {
   topic: 'replay_prefix',
   // A subject's process from launch to exit: the preparation time the study publishes.
   primaryMetrics: ['completion_ms'],
-  files: [REPLAY_SUMMARY_FILE],
+  files: [REPLAY_SUMMARY_FILE, REPLAY_ONLY_SUMMARY_FILE, REPLAY_CALLS_FILE],
   extension: replayAnalysis,
 };

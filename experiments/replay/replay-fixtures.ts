@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import type { ReplayAgent } from './agents.ts';
-import type { FixtureTask } from './fixture-task.ts';
+import { baselineFiles, type FixtureTask } from './fixture-task.ts';
 import { buildPreparerBundle, buildPreparerSnapshot, type PreparerBundle } from './preparer-bundle.ts';
 import { replaySection } from './replay-plan.ts';
 import { writeTrajectorySet } from './trajectory-set.ts';
@@ -45,11 +45,11 @@ export function scratchDirOf(ctx: ExperimentContext): string {
 }
 
 /** A small realistic baseline (a task note, a source file, a hidden file) that no attempt may change. */
-async function writeBaseline(dir: string, task: FixtureTask): Promise<void> {
-  await mkdir(join(dir, 'src'), { recursive: true });
-  await writeFile(join(dir, 'TASK.md'), `# ${task.userText}\n`);
-  await writeFile(join(dir, 'src', 'main.py'), `print(${JSON.stringify(task.userText)})\n`);
-  await writeFile(join(dir, '.gitignore'), '__pycache__/\n');
+export async function writeBaseline(dir: string, task: FixtureTask): Promise<void> {
+  for (const [path, bytes] of Object.entries(baselineFiles(task.userText))) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), bytes);
+  }
 }
 
 async function create(ctx: ExperimentContext): Promise<ReplayFixtures> {
@@ -59,7 +59,9 @@ async function create(ctx: ExperimentContext): Promise<ReplayFixtures> {
   await rm(scratchDir, { recursive: true, force: true });
   await mkdir(scratchDir, { recursive: true });
   ctx.run.cleanup.register('tempdir', scratchDir, () => rm(scratchDir, { recursive: true, force: true }));
-  const files = await writeTrajectorySet(trajectoriesDir, replay.agents, replay.trajectories, ctx.spec.seed);
+  // replay-only re-executes the prefix: its trajectories are the `effects` task (issue 19)
+  const profile = replay.mode === 'prepare-only' ? 'marker' : 'effects';
+  const files = await writeTrajectorySet(trajectoriesDir, replay.agents, replay.trajectories, ctx.spec.seed, profile);
   const entries = new Map<string, FixtureEntry>();
   for (const file of files) {
     const workspace = join(scratchDir, 'workspaces', file.agent, `task-${file.index}`);
@@ -75,7 +77,7 @@ async function create(ctx: ExperimentContext): Promise<ReplayFixtures> {
       workspaceDigest: (await snapshotWorkspace(workspace)).digest,
     });
   }
-  const wanted = replay.subjects.includes('sandbench') ? replay.preparer_entry : null;
+  const wanted = replay.subjects.includes('sandbench') && replay.mode === 'prepare-only' ? replay.preparer_entry : null;
   const bundle = wanted === 'bundle' ? await buildPreparerBundle(scratchDir) : wanted === 'snapshot' ? await buildPreparerSnapshot(scratchDir) : null;
   return { scratchDir, trajectoriesDir, entries, bundle };
 }

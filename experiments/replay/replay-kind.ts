@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { affinityArgv } from '../../harness/controls/cpu-affinity.ts';
 import { armLabel, TRIAL_SCHEMA_VERSION, type ArmRef, type FailureCategory, type TrialRecord } from '../../harness/journal/trial-record.ts';
-import type { Plan, PlannedTrial } from '../../harness/plan/plan.ts';
+import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { spawnTrial } from '../../executors/spawn-trial.ts';
 import type { ExitInfo } from '../../harness/contracts/executor.ts';
@@ -27,6 +27,9 @@ import { subjectArgv, subjectStatus, type ReplaySubject, type SubjectStatus } fr
 import { snapshotDifference, snapshotWorkspace } from './workspace-snapshot.ts';
 import { replayKindAnalysis } from './replay-analysis.ts';
 import { replaySpecSection } from './replay-spec.ts';
+import { buildReplayOnlyPlan, dropReplayOnly, prepareReplayOnly, runReplayOnlyTrial } from './reexecute/replay-only-kind.ts';
+
+const replayMode = (spec: Spec) => replaySection(spec).mode;
 
 const execFileAsync = promisify(execFile);
 
@@ -194,15 +197,18 @@ export const replayExperiment: Experiment = {
   analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {
+    if (replayMode(spec) === 'replay-only') return buildReplayOnlyPlan(spec);
     return buildReplayPlan(spec, resolveSubjects(spec).available);
   },
 
-  /** Subjects are plain host processes spawned here, not executor backends: nothing to probe. */
-  executorArms(): ArmRef[] {
-    return [];
+  /** prepare-only subjects are plain host processes spawned here: nothing to probe. replay-only
+   *  re-executes the prefix on each spec arm's backend. */
+  executorArms(spec: Spec): ArmRef[] {
+    return replayMode(spec) === 'replay-only' && replaySection(spec).subjects.includes('sandbench') ? specArms(spec) : [];
   },
 
   async prepare(ctx: ExperimentContext): Promise<void> {
+    if (replayMode(ctx.spec) === 'replay-only') return prepareReplayOnly(ctx);
     const fixtures = await ensureFixtures(ctx);
     const subjects = await describeSubjects(ctx.spec, fixtures);
     for (const skipped of resolveSubjects(ctx.spec).skipped) ctx.run.log(`replay: skipping subject ${skipped.subject}: ${skipped.reason}`);
@@ -210,6 +216,7 @@ export const replayExperiment: Experiment = {
   },
 
   async runTrial(planned: PlannedTrial, ctx: ExperimentContext): Promise<TrialRecord> {
+    if (replayMode(ctx.spec) === 'replay-only') return runReplayOnlyTrial(planned, ctx);
     try {
       const fixtures = await ensureFixtures(ctx);
       const target = targetOf(planned, fixtures);
@@ -221,6 +228,7 @@ export const replayExperiment: Experiment = {
   },
 
   async teardown(ctx: ExperimentContext): Promise<void> {
+    dropReplayOnly(ctx);
     await dropFixtures(ctx);
   },
 };

@@ -14,6 +14,13 @@ export const ReplaySpecSchema = z
     /** How sandbench's preparer is launched: a plain-JS bundle built before the first trial (default:
      *  tsx start-up would dominate the timing), a V8 startup snapshot of it, the lean tsx entry, or the full CLI. */
     preparer_entry: z.enum(['bundle', 'snapshot', 'tsx-lean', 'cli']).default('bundle'),
+    /** What a trial does (issue 19): `prepare-only` parses and cuts, executing nothing (issue 6);
+     *  `replay-only` re-executes the prefix's tool calls in a fresh workspace on each spec arm's
+     *  backend and stops before the next model request. */
+    mode: z.enum(['prepare-only', 'replay-only']).default('prepare-only'),
+    /** pvisor-replay --replay-only needs the exact agent release a format pins (codex 0.149.0, ...):
+     *  agent → that executable. Agents without one have no pvisor-replay arm (reason recorded). */
+    pvisor_agent_entrypoints: z.record(z.string(), z.string().min(1)).default({}),
   })
   .strict();
 

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AGENT_FORMATS, type ReplayAgent } from './agents.ts';
-import { fixtureTask, type FixtureTask } from './fixture-task.ts';
+import { fixtureTask, type FixtureProfile, type FixtureTask } from './fixture-task.ts';
+import { effectsTask } from './reexecute/effects-task.ts';
 import { GENERATORS } from './generate/index.ts';
 
 export interface TrajectoryFile {
@@ -22,23 +23,23 @@ export function trajectoryFileName(agent: ReplayAgent, index: number): string {
   return join(agent, `task-${index}.${AGENT_FORMATS[agent].extension}`);
 }
 
-export function renderTrajectory(agent: ReplayAgent, index: number, seed: number): { task: FixtureTask; text: string } {
-  const task = fixtureTask(index, seed);
+export function renderTrajectory(agent: ReplayAgent, index: number, seed: number, profile: FixtureProfile = 'marker'): { task: FixtureTask; text: string } {
+  const task = profile === 'effects' ? effectsTask(index, seed) : fixtureTask(index, seed);
   return { task, text: GENERATORS[agent](task) };
 }
 
-export async function writeTrajectorySet(dir: string, agents: readonly ReplayAgent[], count: number, seed: number): Promise<TrajectoryFile[]> {
+export async function writeTrajectorySet(dir: string, agents: readonly ReplayAgent[], count: number, seed: number, profile: FixtureProfile = 'marker'): Promise<TrajectoryFile[]> {
   const files: TrajectoryFile[] = [];
   for (const agent of agents) {
     await mkdir(join(dir, agent), { recursive: true });
     for (let index = 0; index < count; index++) {
-      const { task, text } = renderTrajectory(agent, index, seed);
+      const { task, text } = renderTrajectory(agent, index, seed, profile);
       const path = join(dir, trajectoryFileName(agent, index));
       await writeFile(path, text);
       files.push({ agent, index, path, sha256: createHash('sha256').update(text).digest('hex'), task });
     }
   }
   const listing = files.map(({ agent, index, path, sha256 }) => ({ agent, index, file: trajectoryFileName(agent, index), sha256 }));
-  await writeFile(join(dir, 'trajectories.json'), `${JSON.stringify({ seed, agents, count, files: listing }, null, 2)}\n`);
+  await writeFile(join(dir, 'trajectories.json'), `${JSON.stringify({ seed, agents, count, ...(profile === 'marker' ? {} : { profile }), files: listing }, null, 2)}\n`);
   return files;
 }

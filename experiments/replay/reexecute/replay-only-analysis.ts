@@ -1,0 +1,142 @@
+/**
+ * What a replay-only run adds to the replay analysis (issue 19), as a PURE function of the journal:
+ * `replay-only-summary.csv` (one row per subject × backend × agent: cost with the order-statistic
+ * 95% CI of the P50, fidelity counts, failure categories), `replay-calls.csv` (one row per
+ * backend × call position: the cost of each kind of call across agents), `tool_replay_cost` and
+ * `replay_fidelity` evidence rows, and the report's tables. Timings come from `ok` trials only;
+ * fidelity counts from every trial whose calls all ran (a differs-unexpected trial is invalid for
+ * timing, but its observations are what fidelity must count); every trial stays in `planned`.
+ */
+import type { AnalysisInput, KindExtensionOutput } from '../../../harness/analyze/kind-analysis.ts';
+import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../../harness/analyze/evidence.ts';
+import type { Table } from '../../../harness/analyze/table.ts';
+import { toCsv, type Cell } from '../../../harness/bundle/csv.ts';
+import type { TrialRecord } from '../../../harness/journal/trial-record.ts';
+import { medianOrderStatisticCi, summarize } from '../../../harness/stats/index.ts';
+
+export const REPLAY_ONLY_SUMMARY_FILE = 'replay-only-summary.csv';
+export const REPLAY_CALLS_FILE = 'replay-calls.csv';
+
+export const REPLAY_ONLY_SUMMARY_HEADER = [
+  'mode', 'subject', 'backend', 'agent', 'planned', 'ok', 'failed', 'invalid', 'failure_categories',
+  'completion_n', 'completion_p50_ms', 'completion_ci95_low_ms', 'completion_ci95_high_ms',
+  'per_call_n', 'per_call_p50_ms', 'per_call_ci95_low_ms', 'per_call_ci95_high_ms', 'replay_p50_ms', 'ready_p50_ms',
+  'calls_judged', 'identical', 'differs_expected', 'differs_unexpected', 'scope', 'cohort',
+] as const;
+
+export const REPLAY_CALLS_HEADER = ['subject', 'backend', 'call', 'command', 'fresh', 'n', 'p50_ms', 'ci95_low_ms', 'ci95_high_ms', 'identical', 'differs_expected', 'differs_unexpected'] as const;
+
+interface CallFact {
+  index: number;
+  verdict: string;
+  command: string | null;
+  fresh: boolean | null;
+  duration_ms: number | null;
+}
+
+const callsOf = (r: TrialRecord) => (Array.isArray(r.facts.calls) ? (r.facts.calls as CallFact[]) : []);
+const judged = (r: TrialRecord) => r.validity.calls_replayed_in_order === 'pass';
+const subjectOf = (r: TrialRecord) => String(r.facts.subject ?? 'sandbench');
+const backendOf = (r: TrialRecord) => (subjectOf(r) === 'sandbench' ? r.arm.backend : 'host (its own)');
+
+function countVerdicts(records: readonly TrialRecord[]): { identical: number; expected: number; unexpected: number; judged: number } {
+  const c = { identical: 0, expected: 0, unexpected: 0, judged: 0 };
+  for (const r of records.filter(judged)) {
+    for (const call of callsOf(r)) {
+      c.judged++;
+      if (call.verdict === 'identical') c.identical++;
+      else if (call.verdict === 'differs-expected') c.expected++;
+      else c.unexpected++;
+    }
+  }
+  return c;
+}
+
+function p50WithCi(values: number[]): [number, number | null, number | null, number | null] {
+  const ci = medianOrderStatisticCi(values);
+  return [values.length, summarize(values).overall_p50, ci?.low ?? null, ci?.high ?? null];
+}
+
+const metricOf = (records: readonly TrialRecord[], metric: string) => records.map((r) => r.metrics[metric]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+const fmt = (v: number | null, digits = 2) => (v === null ? '—' : v.toFixed(digits));
+
+function group<K>(records: readonly TrialRecord[], key: (r: TrialRecord) => K & string): Map<string, TrialRecord[]> {
+  const groups = new Map<string, TrialRecord[]>();
+  for (const r of records) {
+    const k = key(r);
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k)!.push(r);
+  }
+  return new Map([...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+export function replayOnlyAnalysis(input: AnalysisInput, records: readonly TrialRecord[], scope: string): KindExtensionOutput {
+  const spec = input.resolved.spec;
+  const cohort = input.resolved.run_id;
+  const rows: Cell[][] = [];
+  const evidence: EvidenceRow[] = [];
+  const costTable: Table = {
+    caption: 'Replay-only: cost to reach the branch point (P50 [95% CI], ok trials) and observation fidelity (every trial whose calls all ran)',
+    header: ['subject', 'backend', 'agent', 'ok/planned', 'prefix ms (launch→exit)', 'per call ms', 'identical', 'differs-expected', 'differs-unexpected'],
+    rows: [],
+    rightAligned: [3, 4, 5, 6, 7, 8],
+    footnote: 'P50 CI: distribution-free order statistics (none below n = 6). per call = in-sandbox time of the prefix calls / calls, per trial.',
+  };
+  for (const [, arm] of group(records, (r) => `${subjectOf(r)}\0${backendOf(r)}\0${r.arm.variant ?? ''}`)) {
+    const first = arm[0]!;
+    const ok = arm.filter((r) => r.outcome === 'ok');
+    const completion = p50WithCi(metricOf(ok, 'completion_ms'));
+    const perCall = p50WithCi(metricOf(ok, 'per_call_ms'));
+    const counts = countVerdicts(arm);
+    const categories = [...group(arm.filter((r) => r.outcome !== 'ok'), (r) => String(r.facts.replay_failure_category ?? r.failure_category ?? 'unknown')).entries()].map(([k, v]) => `${k}:${v.length}`).join(' ');
+    const label = `${first.arm.backend}:${first.arm.variant ?? ''}`;
+    rows.push([
+      'replay-only', subjectOf(first), backendOf(first), first.arm.variant ?? null, arm.length, ok.length,
+      arm.filter((r) => r.outcome === 'failed').length, arm.filter((r) => r.outcome === 'invalid').length, categories || null,
+      ...completion, ...perCall, summarize(metricOf(ok, 'replay_ms')).overall_p50, summarize(metricOf(ok, 'ready_ms')).overall_p50,
+      counts.judged, counts.identical, counts.expected, counts.unexpected, scope, cohort,
+    ]);
+    costTable.rows.push([
+      subjectOf(first), backendOf(first), first.arm.variant ?? '', `${ok.length}/${arm.length}`,
+      `${fmt(completion[1])} [${fmt(completion[2])}, ${fmt(completion[3])}]`, `${fmt(perCall[1])} [${fmt(perCall[2])}, ${fmt(perCall[3])}]`,
+      String(counts.identical), String(counts.expected), String(counts.unexpected),
+    ]);
+    const condition = `${conditionOf(spec)}; ${scope}`;
+    const limitations = ok.length === arm.length ? '' : `${arm.length - ok.length} of ${arm.length} trial(s) failed or invalid (${categories})`;
+    for (const [metric, value] of [['completion_ms', completion], ['per_call_ms', perCall]] as const) {
+      if (value[1] === null) continue;
+      evidence.push({ scenario: 'historical_context', topic: 'tool_replay_cost', source: EVIDENCE_SOURCE, cohort, variant: label, metric, statistic: 'P50', n: value[0], value: value[1], unit: 'ms', condition, limitations });
+    }
+    for (const [statistic, value] of [['identical', counts.identical], ['differs_expected', counts.expected], ['differs_unexpected', counts.unexpected]] as const) {
+      evidence.push({ scenario: 'historical_context', topic: 'replay_fidelity', source: EVIDENCE_SOURCE, cohort, variant: label, metric: 'replayed_observations', statistic: `${statistic}_count`, n: counts.judged, value, unit: 'count', condition, limitations });
+    }
+  }
+  const callRows: Cell[][] = [];
+  const callTable: Table = {
+    caption: 'Replay-only: cost of each prefix call across agents (ok trials; P50 [95% CI], in-sandbox ms)',
+    header: ['subject', 'backend', 'call', 'command (trajectory 0)', 'n', 'P50 ms [95% CI]', 'identical / expected / unexpected'],
+    rows: [],
+    rightAligned: [2, 4, 5],
+  };
+  for (const [, arm] of group(records, (r) => `${subjectOf(r)}\0${backendOf(r)}`)) {
+    const first = arm[0]!;
+    const positions = Math.max(0, ...arm.map((r) => callsOf(r).length));
+    for (let k = 0; k < positions; k++) {
+      const calls = arm.filter(judged).map((r) => callsOf(r)[k]).filter((c): c is CallFact => c !== undefined);
+      const times = arm.filter((r) => r.outcome === 'ok').map((r) => callsOf(r)[k]?.duration_ms).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+      const [n, p50, low, high] = p50WithCi(times);
+      const verdicts = ['identical', 'differs-expected', 'differs-unexpected'].map((v) => calls.filter((c) => c.verdict === v).length);
+      const command = calls[0]?.command ?? null;
+      callRows.push([subjectOf(first), backendOf(first), k, command, calls[0]?.fresh ?? null, n, p50, low, high, ...verdicts]);
+      callTable.rows.push([subjectOf(first), backendOf(first), String(k), (command ?? '').slice(0, 48), String(n), `${fmt(p50)} [${fmt(low)}, ${fmt(high)}]`, verdicts.join(' / ')]);
+    }
+  }
+  return {
+    files: new Map([
+      [REPLAY_ONLY_SUMMARY_FILE, toCsv(REPLAY_ONLY_SUMMARY_HEADER, rows)],
+      [REPLAY_CALLS_FILE, toCsv(REPLAY_CALLS_HEADER, callRows)],
+    ]),
+    evidence,
+    tables: [costTable, callTable],
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * The replay kind in `mode: replay-only` (issue 19). Arms are backend × agent for sandbench's
+ * replayer (one per spec arm: host, staged, podman, docker, qemu-microvm) plus `pvisor-replay:<agent>`
+ * where pvisor-replay is installed and the spec names the pinned agent executable it needs. Each
+ * block is one (repetition, trajectory) in which every arm replays that trajectory once, in a seeded
+ * shuffled order (randomized complete blocks, as prepare-only). No warmups.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { stateDir } from '../../../harness/state-dir.ts';
+import type { ExperimentContext } from '../../../harness/contracts/experiment-kind.ts';
+import type { TaskCommand, TrialContext } from '../../../harness/contracts/executor.ts';
+import { UserError } from '../../../harness/errors.ts';
+import { armLabel, type ArmRef, type TrialRecord } from '../../../harness/journal/trial-record.ts';
+import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../../harness/plan/plan.ts';
+import { createPrng, shuffled } from '../../../harness/plan/prng.ts';
+import type { Spec } from '../../../harness/spec/schema.ts';
+import { baseRecord, freshTrialDir, trialScratchDir } from '../../trial-experiment.ts';
+import { isReplayAgent } from '../agents.ts';
+import { ensureFixtures, fixtureKey, sha256File } from '../replay-fixtures.ts';
+import { checkReplayProtocol, replaySection } from '../replay-plan.ts';
+import { pvisorReplayStatus } from '../subjects.ts';
+import { runPvisorReplayOnly } from './pvisor-replay-only.ts';
+import { buildReplayInputs, type ReplayInputs } from './replay-inputs.ts';
+import { runReplayOnly } from './replay-only-trial.ts';
+
+export const PVISOR_SUBJECT = 'pvisor-replay';
+
+/** The pinned agent executable pvisor-replay needs for `agent`: absolute, or relative to the state dir. */
+export function pvisorEntrypoint(spec: Spec, agent: string): string | undefined {
+  const path = replaySection(spec).pvisor_agent_entrypoints[agent];
+  return path === undefined ? undefined : isAbsolute(path) ? path : join(stateDir(), path);
+}
+
+/** pvisor-replay arms and, for each agent left out, why. */
+export function pvisorAgents(spec: Spec): { agents: string[]; skipped: { agent: string; reason: string }[] } {
+  const replay = replaySection(spec);
+  if (!replay.subjects.includes('pvisor-replay')) return { agents: [], skipped: [] };
+  const status = pvisorReplayStatus();
+  const skipped: { agent: string; reason: string }[] = [];
+  const agents: string[] = [];
+  for (const agent of replay.agents) {
+    const entrypoint = pvisorEntrypoint(spec, agent);
+    if (!status.available) skipped.push({ agent, reason: status.reason ?? 'pvisor-replay unavailable' });
+    else if (!entrypoint) skipped.push({ agent, reason: `pvisor-replay --replay-only needs the pinned ${agent} executable (--agent-entrypoint); replay.pvisor_agent_entrypoints names none for ${agent}` });
+    else if (!existsSync(entrypoint)) skipped.push({ agent, reason: `replay.pvisor_agent_entrypoints.${agent}: ${entrypoint} does not exist (experiments/replay/reexecute/install-pinned-agents.sh installs the pinned releases)` });
+    else agents.push(agent);
+  }
+  return { agents, skipped };
+}
+
+export function replayOnlyArms(spec: Spec): ArmRef[] {
+  const replay = replaySection(spec);
+  const backends = replay.subjects.includes('sandbench') ? spec.arms : [];
+  for (const arm of backends) {
+    if (arm.variant) throw new UserError(`arms: replay-only arms are backends without variants (the variant is the agent); drop variant "${arm.variant}" of ${arm.backend}`);
+  }
+  return [...backends.flatMap((arm) => replay.agents.map((agent) => ({ backend: arm.backend, variant: agent }))), ...pvisorAgents(spec).agents.map((agent) => ({ backend: PVISOR_SUBJECT, variant: agent }))];
+}
+
+export function buildReplayOnlyPlan(spec: Spec): Plan {
+  checkReplayProtocol(spec);
+  const replay = replaySection(spec);
+  const prng = createPrng(spec.seed);
+  const arms = replayOnlyArms(spec);
+  const indices = Array.from({ length: replay.trajectories }, (_, i) => i);
+  const trials: PlannedTrial[] = [];
+  let block = 0;
+  for (let repetition = 0; repetition < replay.repetitions; repetition++) {
+    for (const trajectory of shuffled(indices, prng)) {
+      for (const arm of shuffled(arms, prng)) {
+        trials.push({
+          trial_id: `r${repetition}-t${String(trajectory).padStart(3, '0')}-${armLabel(arm)}`,
+          block, position: trials.length, warmup: false, arm, seed: prng.int(0, 0x7fffffff),
+          params: { agent: arm.variant!, trajectory, repetition },
+        });
+      }
+      block++;
+    }
+  }
+  return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms, warmup_blocks: 0, blocks: block, trials };
+}
+
+const inputsCache = new Map<string, Promise<ReplayInputs>>();
+
+async function inputsFor(ctx: ExperimentContext): Promise<ReplayInputs> {
+  let pending = inputsCache.get(ctx.run.runId);
+  if (!pending) {
+    pending = ensureFixtures(ctx).then((fixtures) => buildReplayInputs(fixtures.scratchDir, fixtures.entries.values()));
+    inputsCache.set(ctx.run.runId, pending);
+    pending.catch(() => inputsCache.delete(ctx.run.runId));
+  }
+  return pending;
+}
+
+export async function prepareReplayOnly(ctx: ExperimentContext): Promise<void> {
+  const inputs = await inputsFor(ctx);
+  const pvisor = pvisorAgents(ctx.spec);
+  for (const skip of pvisor.skipped) ctx.run.log(`replay-only: no pvisor-replay arm for ${skip.agent}: ${skip.reason}`);
+  const status = pvisorReplayStatus();
+  const entrypoints = Object.fromEntries(pvisor.agents.map((agent) => [agent, pvisorEntrypoint(ctx.spec, agent)!]));
+  const subjects = {
+    mode: 'replay-only',
+    sandbench: { replayer: 'experiments/replay/reexecute/replay-driver.py', sha256: await sha256File(join(inputs.mount.source, 'replay-driver.py')), mount: inputs.mount.contentKey },
+    pvisor_replay: { ...status, agents: pvisor.agents, skipped: pvisor.skipped, entrypoints: Object.fromEntries(await Promise.all(Object.entries(entrypoints).map(async ([a, p]) => [a, { path: p, sha256: await sha256File(p).catch(() => null) }]))) },
+  };
+  mkdirSync(join(ctx.bundleDir, 'replay'), { recursive: true });
+  writeFileSync(join(ctx.bundleDir, 'replay', 'subjects.json'), `${JSON.stringify(subjects, null, 2)}\n`);
+  // the generator's ground truth, beside the trajectories it describes
+  const truth = [...inputs.prefixes.values()].map(({ entry, calls }) => ({ agent: entry.agent, index: entry.index, fresh: calls.map((c) => c.fresh), effects: entry.task.effects }));
+  writeFileSync(join(ctx.bundleDir, 'replay', 'ground-truth.json'), `${JSON.stringify(truth, null, 2)}\n`);
+}
+
+export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentContext): Promise<TrialRecord> {
+  const record = baseRecord(ctx, planned);
+  const agent = String(planned.params?.agent ?? planned.arm.variant ?? '');
+  const index = Number(planned.params?.trajectory);
+  const inputs = await inputsFor(ctx);
+  const input = inputs.prefixes.get(fixtureKey(agent, index));
+  if (!isReplayAgent(agent) || !input) return { ...record, notes: [`no trajectory ${agent}/${index} in this run`] };
+  record.facts = { agent, trajectory_index: index, repetition: planned.params?.repetition ?? null, trajectory_file: input.entry.bundlePath, trajectory_sha256: input.entry.sha256, subject: planned.arm.backend === PVISOR_SUBJECT ? PVISOR_SUBJECT : 'sandbench' };
+  const trialDir = trialScratchDir(ctx, planned.trial_id);
+  if (planned.arm.backend === PVISOR_SUBJECT) {
+    const status = pvisorReplayStatus();
+    const entrypoint = pvisorEntrypoint(ctx.spec, agent);
+    if (!status.command || !entrypoint) return { ...record, failure_category: 'setup_failed', notes: [status.reason ?? `no pinned ${agent} entrypoint`] };
+    const scratch = freshTrialDir(ctx, trialDir);
+    try {
+      return await runPvisorReplayOnly(ctx, record, input, status.command, entrypoint, trialDir);
+    } finally {
+      await ctx.run.cleanup.release(scratch);
+    }
+  }
+  const executor = ctx.executorFor({ backend: planned.arm.backend, variant: null });
+  const scratch = freshTrialDir(ctx, trialDir);
+  const trial: TrialContext = {
+    run: ctx.run, trialId: planned.trial_id, baselineWorkspace: input.entry.workspace, trialDir, timeoutMs: ctx.spec.timeout,
+    controls: { cpus: ctx.spec.controls.cpus ?? null, memoryMiB: ctx.spec.controls.memory ?? null }, budget: null,
+  };
+  const task: TaskCommand = { argv: ['python3', `${inputs.mount.target}/replay-driver.py`, input.callsTarget], env: {}, stdin: 'none', mounts: [inputs.mount] };
+  try {
+    return await runReplayOnly({ planned, ctx, input, task, executor, trial, record: { ...record, facts: { ...record.facts, backend: planned.arm.backend } } });
+  } catch (error) {
+    return { ...record, failure_category: 'harness_error', notes: [`replay-only ${armLabel(planned.arm)}: ${error instanceof Error ? error.message : String(error)}`] };
+  } finally {
+    await executor.finishTrial(trial).catch(() => undefined);
+    await ctx.run.cleanup.release(scratch);
+    rmSync(trialDir, { recursive: true, force: true });
+  }
+}
+
+export function dropReplayOnly(ctx: ExperimentContext): void {
+  inputsCache.delete(ctx.run.runId);
+}
