@@ -1,0 +1,3 @@
+from .clamp import clamp
+
+__all__ = ["clamp"]

@@ -1,0 +1,3 @@
+from .loader import load_with_defaults, parse
+
+__all__ = ["load_with_defaults", "parse"]

@@ -1,0 +1,3 @@
+from .registry import codec, duplicates, names
+
+__all__ = ["codec", "duplicates", "names"]

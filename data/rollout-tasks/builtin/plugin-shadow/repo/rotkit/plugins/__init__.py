@@ -1,0 +1,1 @@
+"""Codec plugins (one module each)."""

@@ -1,0 +1,5 @@
+NAME = "reverse"
+
+
+def encode(text):
+    return text[::-1]

@@ -1,0 +1,5 @@
+NAME = "upper"
+
+
+def encode(text):
+    return text.upper()

@@ -1,0 +1,34 @@
+/**
+ * Task sets for the rollout kind (the contract: ../task-contract.ts).
+ *
+ *   const set = await loadTaskSet('builtin' | 'swe-fixture' | '/path/instances.jsonl', {
+ *     cacheDir,          // baselines (and fixture repositories) are prepared here, keyed by content digest, reused
+ *     repos,             // SWE-bench JSONL only: repo name → local git repository, or a directory of
+ *                        //   <owner>__<name> / <owner>/<name> repositories (default: <jsonl dir>/repos)
+ *     log,
+ *   });
+ *
+ * `builtin`: the generated tasks of data/rollout-tasks/builtin (builtin.ts). `swe-fixture`: the three
+ * shipped SWE-bench-format instances (data/rollout-tasks/swe-fixture.jsonl) on repositories
+ * generated from data/rollout-tasks/swe-fixture-repos. A `.jsonl` path: SWE-bench / SWE-Gym
+ * instances on local repositories (swe-bench.ts). Every task's evaluator is a UnittestEvaluator.
+ */
+import { UserError } from '../../../harness/errors.ts';
+import type { TaskSet } from '../task-contract.ts';
+import { loadBuiltinTaskSet } from './builtin.ts';
+
+export { loadBuiltinTaskSet, readBuiltinTasks, BUILTIN_SCRIPT, BUILTIN_TASKS_DIR } from './builtin.ts';
+export { UnittestEvaluator, SCORE_DIR } from './unittest-evaluator.ts';
+export { diffCandidate } from './candidate-diff.ts';
+
+export const TASK_SET_NAMES = ['builtin'] as const;
+
+export interface LoadTaskSetOptions {
+  readonly cacheDir: string;
+  readonly log?: (line: string) => void;
+}
+
+export async function loadTaskSet(ref: string, opts: LoadTaskSetOptions): Promise<TaskSet> {
+  if (ref === 'builtin') return loadBuiltinTaskSet(opts);
+  throw new UserError(`rollout.tasks: unknown task set "${ref}"; expected ${TASK_SET_NAMES.join(' or ')}, or the path of a SWE-bench-format .jsonl file`);
+}

@@ -1,0 +1,156 @@
+/**
+ * The task-specific evaluator of every shipped task source: the baseline's files with the
+ * candidate laid over them (plus a SWE-bench test patch), scored by running the task's listed
+ * tests with stdlib unittest through score_runner.py inside the scoring sandbox. Reward 1 iff
+ * every FAIL_TO_PASS and PASS_TO_PASS test passes (SWE-bench's "resolved"). Output the runner did
+ * not produce — no score line, a broken line, a required test it did not report — is an
+ * evaluatorError (infrastructure), never reward 0.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { z } from 'zod';
+import { PROJECT_ROOT } from '../../../harness/state-dir.ts';
+import { ROLLOUT_META_DIR, type CandidateFiles, type TaskEvaluator, type TaskScore } from '../task-contract.ts';
+import { gitIn } from './git.ts';
+import { patchedPaths } from './patch-files.ts';
+import type { TestRef } from './test-ids.ts';
+
+export const SCORE_RUNNER_PATH = join(PROJECT_ROOT, 'experiments', 'rollout', 'tasks', 'score_runner.py');
+/** Workspace-relative directory holding the runner and its config in a scoring workspace. */
+export const SCORE_DIR = '.sandbench-score';
+export const SCORE_PREFIX = 'SANDBENCH_SCORE ';
+const SCORE_SCHEMA = 'sandbench-score/1';
+/** Bumped whenever this module's staging or judging changes (the runner's bytes are digested apart). */
+const EVALUATOR_LOGIC = 1;
+
+export interface UnittestEvaluatorConfig {
+  /** `builtin` or `swe-bench`: the first part of the version string. */
+  readonly label: string;
+  /** The baseline repository (its working tree; `.git` is not staged). */
+  readonly baselineDir: string;
+  readonly failToPass: readonly TestRef[];
+  readonly passToPass: readonly TestRef[];
+  /** SWE-bench test patch: applied after the candidate, to files reset to the baseline first. */
+  readonly testPatch?: string | null;
+  /** Deadline of the whole test run inside the runner (default 300 s). */
+  readonly timeoutSeconds?: number;
+}
+
+const ScoreLine = z.object({
+  schema: z.literal(SCORE_SCHEMA),
+  results: z.record(z.string(), z.enum(['pass', 'fail', 'error', 'skip', 'missing', 'crashed', 'timeout'])),
+  details: z.record(z.string(), z.string()).optional(),
+  child: z.object({ status: z.string(), returncode: z.number().int().nullable(), seconds: z.number() }).optional(),
+});
+
+/** A candidate path the scoring workspace must not take: absolute, escaping, or sandbench's own. */
+function candidatePathProblem(path: string): string | null {
+  if (path === '' || isAbsolute(path)) return 'is absolute or empty';
+  const clean = normalize(path);
+  if (clean === '..' || clean.startsWith(`..${sep}`)) return 'escapes the workspace';
+  return null;
+}
+
+/** Paths the candidate never contributes: git metadata, the rollout's own files, the scorer's. */
+function ignoredCandidatePath(path: string): boolean {
+  const first = normalize(path).split(sep)[0];
+  return first === '.git' || first === ROLLOUT_META_DIR || first === SCORE_DIR;
+}
+
+function copyEntry(from: string, to: string): void {
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(dirname(to), { recursive: true });
+  const stat = lstatSync(from);
+  if (stat.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
+  else if (stat.isDirectory()) mkdirSync(to, { recursive: true });
+  else copyFileSync(from, to);
+}
+
+export class UnittestEvaluator implements TaskEvaluator {
+  readonly version: string;
+  readonly scoringArgv: readonly string[] = ['python3', '-I', '-B', `${SCORE_DIR}/score_runner.py`, `${SCORE_DIR}/tests.json`];
+  private readonly runner: Buffer;
+  private readonly tests: readonly TestRef[];
+
+  constructor(private readonly config: UnittestEvaluatorConfig) {
+    this.runner = readFileSync(SCORE_RUNNER_PATH);
+    this.tests = [...config.failToPass, ...config.passToPass];
+    const digest = createHash('sha256')
+      .update(`logic ${EVALUATOR_LOGIC}\n`)
+      .update(this.runner)
+      .update(JSON.stringify({ f2p: config.failToPass, p2p: config.passToPass, timeout: this.timeoutSeconds }))
+      .update(config.testPatch ?? '')
+      .digest('hex');
+    this.version = `${config.label}-unittest/1+${digest.slice(0, 16)}`;
+  }
+
+  private get timeoutSeconds(): number {
+    return this.config.timeoutSeconds ?? 300;
+  }
+
+  /** Every test the reward needs (FAIL_TO_PASS then PASS_TO_PASS), by task id. */
+  get requiredTests(): readonly string[] {
+    return this.tests.map((test) => test.id);
+  }
+
+  async stageScoringWorkspace(dir: string, candidate: CandidateFiles): Promise<void> {
+    const base = this.config.baselineDir;
+    mkdirSync(dir, { recursive: true });
+    cpSync(base, dir, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== join(base, '.git') });
+    for (const path of [...candidate.changed, ...candidate.deleted]) {
+      const problem = candidatePathProblem(path);
+      if (problem) throw new Error(`candidate path "${path}" ${problem}; refusing to stage it`);
+    }
+    // deletions first: a path the agent removed may now be a directory holding changed files
+    for (const path of candidate.deleted) {
+      if (!ignoredCandidatePath(path)) rmSync(join(dir, path), { recursive: true, force: true });
+    }
+    for (const path of candidate.changed) {
+      if (!ignoredCandidatePath(path)) copyEntry(join(candidate.dir, path), join(dir, path));
+    }
+    if (this.config.testPatch) await this.applyTestPatch(dir, this.config.testPatch);
+    const scoreDir = join(dir, SCORE_DIR);
+    rmSync(scoreDir, { recursive: true, force: true });
+    mkdirSync(scoreDir, { recursive: true });
+    writeFileSync(join(scoreDir, 'score_runner.py'), this.runner);
+    writeFileSync(join(scoreDir, 'tests.json'), `${JSON.stringify({ tests: this.tests, timeout_s: this.timeoutSeconds }, null, 1)}\n`);
+  }
+
+  /** As SWE-bench's harness: the test files go back to the base commit, then the test patch applies. */
+  private async applyTestPatch(dir: string, patch: string): Promise<void> {
+    for (const path of patchedPaths(patch)) {
+      const baseline = join(this.config.baselineDir, path);
+      if (existsSync(baseline)) copyEntry(baseline, join(dir, path));
+      else rmSync(join(dir, path), { recursive: true, force: true });
+    }
+    const result = await gitIn(dir, ['apply', '--whitespace=nowarn', '-'], { input: patch, reject: false });
+    if (result.exitCode !== 0) throw new Error(`the test patch does not apply to the scoring workspace: ${result.stderr.trim().split('\n')[0]}`);
+  }
+
+  parseScore(outcome: { exitCode: number | null; stdout: string; stderr: string }): TaskScore {
+    const fail = (why: string): TaskScore => {
+      const tail = outcome.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 400);
+      return { reward: 0, passed: [], failed: [], evaluatorError: `${why} (scoring exit ${outcome.exitCode ?? 'none'}${tail ? `; stderr: ${tail}` : ''})` };
+    };
+    const line = outcome.stdout
+      .split('\n')
+      .reverse()
+      .find((entry) => entry.startsWith(SCORE_PREFIX));
+    if (line === undefined) return fail('the scoring runner printed no SANDBENCH_SCORE line');
+    let value: unknown;
+    try {
+      value = JSON.parse(line.slice(SCORE_PREFIX.length));
+    } catch (error) {
+      return fail(`the SANDBENCH_SCORE line is not JSON (${(error as Error).message})`);
+    }
+    const parsed = ScoreLine.safeParse(value);
+    if (!parsed.success) return fail(`the SANDBENCH_SCORE line does not match ${SCORE_SCHEMA} (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    const results = parsed.data.results;
+    const unreported = this.tests.filter((test) => !(test.id in results)).map((test) => test.id);
+    if (unreported.length > 0) return fail(`the scoring runner did not report ${unreported.length} required test(s): ${unreported.slice(0, 3).join(', ')}`);
+    const passed = this.tests.filter((test) => results[test.id] === 'pass').map((test) => test.id);
+    const failed = this.tests.filter((test) => results[test.id] !== 'pass').map((test) => test.id);
+    return { reward: failed.length === 0 ? 1 : 0, passed, failed };
+  }
+}
