@@ -11,6 +11,7 @@ import { replayExperiment } from './replay/replay-kind.ts';
 import { isolationExperiment } from './isolation/isolation-kind.ts';
 import { lazyImageExperiment } from './lazy-image/lazy-image-kind.ts';
 import { agentExperiment } from './agent/agent-kind.ts';
+import { rolloutExperiment } from './rollout/rollout-kind.ts';
 import { checkpointExperiment } from './checkpoint/checkpoint-kind.ts';
 
 export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
@@ -22,6 +23,7 @@ export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
   isolation: isolationExperiment,
   'lazy-image': lazyImageExperiment,
   agent: agentExperiment,
+  rollout: rolloutExperiment,
   checkpoint: checkpointExperiment,
 };
 

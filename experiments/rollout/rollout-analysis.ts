@@ -1,0 +1,364 @@
+/**
+ * The rollout kind's analysis, PURE (records → rollout-summary.csv, rollout-scores.csv,
+ * rollout-reward-deltas.csv, evidence rows, tables, charts). Every planned attempt stays in its
+ * cell's denominator; only completed (scored) attempts enter timing, phase and reward figures.
+ *
+ * rollout-summary.csv, one row per cell (arm × C × model capacity, pooled over blocks):
+ *   cell, backend, agent, fault, concurrency, slots, base_ms, per_token_ms — the cell
+ *   planned, completed, failed, failures — attempts; failures as category=count;count
+ *   throughput_rps, throughput_ci95_low, throughput_ci95_high — completed ÷ cell wall; percentile
+ *     bootstrap over equal time windows of each cell run (resamples from the spec)
+ *   ceiling_rps — slots ÷ mean configured model service time per completed rollout
+ *   latency_p50_ms, latency_p95_ms (n ≥ 30), latency_p99_ms (n ≥ 100) — rollout wall
+ *   prepare_ms, ready_ms, model_ms, tool_ms, evaluation_ms, drop_ms, wall_ms — phase means (sum = wall)
+ *   substrate_ms — mean wall − model; queue_wait_ms — mean model queue wait per rollout
+ *   utilization — busy slot-time ÷ (slots × wall), pooled over the cell's runs; bottleneck
+ *   candidate_bytes_mean, store_new_bytes — candidate size and what retaining added to the store
+ *   budget_peak_bytes (max over runs), pss_peak_kib_p50 (per rollout), harness_rss_peak_bytes
+ *   harness_cpu_ms_per_rollout — process.cpuUsage over the cell ÷ attempts
+ *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts (percentile bootstrap)
+ *   cell_wall_ms, load_1m_start, load_1m_end
+ */
+import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
+import type { AnalysisInput, KindAnalysis, KindChart, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
+import type { Table } from '../../harness/analyze/table.ts';
+import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
+import type { ArmRef, TrialRecord } from '../../harness/journal/trial-record.ts';
+import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
+import { quantile } from '../../harness/stats/index.ts';
+import { bottleneckOf, type Bottleneck } from './rollout-phases.ts';
+
+export const ROLLOUT_SUMMARY_FILE = 'rollout-summary.csv';
+export const ROLLOUT_SCORES_FILE = 'rollout-scores.csv';
+export const ROLLOUT_DELTAS_FILE = 'rollout-reward-deltas.csv';
+
+export const ROLLOUT_SUMMARY_HEADER = [
+  'cell', 'backend', 'agent', 'fault', 'concurrency', 'slots', 'base_ms', 'per_token_ms',
+  'planned', 'completed', 'failed', 'failures',
+  'throughput_rps', 'throughput_ci95_low', 'throughput_ci95_high', 'ceiling_rps',
+  'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms',
+  'prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms', 'wall_ms',
+  'substrate_ms', 'queue_wait_ms', 'utilization', 'bottleneck',
+  'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'pss_peak_kib_p50', 'harness_rss_peak_bytes',
+  'harness_cpu_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
+  'cell_wall_ms', 'load_1m_start', 'load_1m_end',
+] as const;
+/** The execution contract's minimal evaluator record, plus the cell and outcome for joins. */
+export const ROLLOUT_SCORES_HEADER = ['task_id', 'attempt_id', 'reward', 'evaluator_version', 'bundle', 'cell', 'outcome', 'failure_category'] as const;
+export const ROLLOUT_DELTAS_HEADER = ['candidate', 'control', 'pairs', 'reward_delta', 'ci95_low', 'ci95_high', 'excludes_zero'] as const;
+
+export const PHASES = ['prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms'] as const;
+const SCENARIO = 'rollout_cost';
+const LIMITS = 'closed loop of C workers in one shared budget; scripted deterministic model service at fixed capacity; built-in task set rewards are binary';
+
+const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+const metric = (record: TrialRecord, name: string) => record.metrics[name];
+const values = (records: readonly TrialRecord[], name: string) => records.map((r) => metric(r, name)).filter((v): v is number => typeof v === 'number');
+
+/** Percentile bootstrap of a statistic over resampled items (seeded, so reruns are byte-identical). */
+export function bootstrapCi<T>(items: readonly T[], statistic: (sample: readonly T[]) => number | null, resamples: number, seedId: string): { low: number; high: number } | null {
+  if (items.length < 2) return null;
+  const prng = createPrng(seedFromString(seedId));
+  const estimates: number[] = [];
+  const sample: T[] = new Array(items.length);
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < items.length; i++) sample[i] = items[prng.int(0, items.length - 1)]!;
+    const value = statistic(sample);
+    if (value !== null && Number.isFinite(value)) estimates.push(value);
+  }
+  if (estimates.length === 0) return null;
+  return { low: quantile(estimates, 0.025), high: quantile(estimates, 0.975) };
+}
+
+export interface Window {
+  count: number;
+  widthMs: number;
+}
+
+/** Equal time windows over one cell run: completions (end offsets) counted per window. */
+export function timeWindows(endOffsetsMs: readonly number[], wallMs: number, k: number): Window[] {
+  if (wallMs <= 0 || k < 1) return [];
+  const width = wallMs / k;
+  const counts = new Array<number>(k).fill(0);
+  for (const end of endOffsetsMs) counts[Math.min(k - 1, Math.max(0, Math.floor(end / width)))]! += 1;
+  return counts.map((count) => ({ count, widthMs: width }));
+}
+
+const windowRate = (windows: readonly Window[]) => {
+  const width = windows.reduce((s, w) => s + w.widthMs, 0);
+  return width > 0 ? (windows.reduce((s, w) => s + w.count, 0) * 1000) / width : null;
+};
+
+export interface CellSummary {
+  cell: string;
+  backend: string;
+  agent: string;
+  fault: string | null;
+  concurrency: number;
+  slots: number;
+  baseMs: number;
+  perTokenMs: number;
+  planned: number;
+  completed: number;
+  failed: number;
+  failures: string;
+  throughput: number | null;
+  throughputCi: { low: number; high: number } | null;
+  ceiling: number | null;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  phases: Record<(typeof PHASES)[number] | 'wall_ms' | 'substrate_ms' | 'model_queue_ms', number | null>;
+  utilization: number | null;
+  bottleneck: Bottleneck | null;
+  candidateBytes: number | null;
+  storeNewBytes: number;
+  budgetPeakBytes: number | null;
+  pssP50: number | null;
+  harnessRss: number | null;
+  harnessCpuPerRollout: number | null;
+  reward: number | null;
+  rewardCi: { low: number; high: number } | null;
+  cellWallMs: number;
+  load: [number | null, number | null];
+}
+
+function counts(list: readonly string[]): string {
+  const tally = new Map<string, number>();
+  for (const value of list) tally.set(value, (tally.get(value) ?? 0) + 1);
+  return [...tally.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, count]) => `${key}=${count}`).join(';');
+}
+
+function cellOf(record: TrialRecord): string {
+  return String(record.facts.cell ?? record.trial_id);
+}
+
+export function summarizeCells(records: readonly TrialRecord[], resamples: number, runId: string): CellSummary[] {
+  const formal = records.filter((r) => !r.warmup);
+  const cells = [...new Set(formal.map(cellOf))];
+  return cells.map((cell) => {
+    const all = formal.filter((r) => cellOf(r) === cell);
+    const ok = all.filter((r) => r.outcome === 'ok');
+    const first = all[0]!;
+    const runs = new Map<string, TrialRecord[]>();
+    for (const r of all) runs.set(String(r.facts.cell_run ?? r.block), [...(runs.get(String(r.facts.cell_run ?? r.block)) ?? []), r]);
+    const windows: Window[] = [];
+    let wallTotal = 0;
+    let busyTotal = 0;
+    let cpuTotal = 0;
+    let attemptsTotal = 0;
+    let peak: number | null = null;
+    let rss: number | null = null;
+    const loads: [number | null, number | null] = [null, null];
+    for (const runRecords of runs.values()) {
+      const wall = metric(runRecords[0]!, 'cell_wall_ms') ?? 0;
+      const okEnds = runRecords.filter((r) => r.outcome === 'ok').map((r) => metric(r, 'attempt_end_offset_ms') ?? 0);
+      windows.push(...timeWindows(okEnds, wall, Math.min(16, Math.max(2, Math.floor(okEnds.length / 4)))));
+      wallTotal += wall;
+      busyTotal += metric(runRecords[0]!, 'cell_busy_slot_ms') ?? 0;
+      cpuTotal += metric(runRecords[0]!, 'cell_harness_cpu_ms') ?? 0;
+      attemptsTotal += metric(runRecords[0]!, 'cell_attempts') ?? runRecords.length;
+      const p = metric(runRecords[0]!, 'cell_budget_peak_bytes');
+      if (p !== undefined) peak = Math.max(peak ?? 0, p);
+      const h = metric(runRecords[0]!, 'cell_harness_rss_peak_bytes');
+      if (h !== undefined) rss = Math.max(rss ?? 0, h);
+      const load = runRecords[0]!.facts.load_average_1m as [number, number] | undefined;
+      if (load) [loads[0], loads[1]] = [loads[0] ?? load[0], load[1]];
+    }
+    const slots = Number(first.facts.model_slots);
+    const walls = values(ok, 'wall_ms');
+    const sorted = [...walls].sort((a, b) => a - b);
+    const phase = (name: string) => mean(values(ok, name));
+    const utilization = wallTotal > 0 ? busyTotal / (slots * wallTotal) : null;
+    const meanQueue = phase('model_queue_ms');
+    const meanSubstrate = phase('substrate_ms');
+    const meanWall = phase('wall_ms');
+    const configured = mean(values(ok, 'model_configured_service_ms'));
+    const rewards = values(ok, 'reward');
+    const throughput = wallTotal > 0 ? (ok.length * 1000) / wallTotal : null;
+    return {
+      cell,
+      backend: first.arm.backend,
+      agent: String(first.facts.agent ?? 'builtin'),
+      fault: (first.facts.fault as string | null | undefined) ?? null,
+      concurrency: Number(first.facts.concurrency),
+      slots,
+      baseMs: Number(first.facts.model_base_ms),
+      perTokenMs: Number(first.facts.model_per_token_ms),
+      planned: all.length,
+      completed: ok.length,
+      failed: all.length - ok.length,
+      failures: counts(all.filter((r) => r.outcome !== 'ok').map((r) => r.failure_category ?? 'none')),
+      throughput,
+      throughputCi: bootstrapCi(windows, windowRate, resamples, `${runId}:throughput:${cell}`),
+      ceiling: configured && configured > 0 ? (slots * 1000) / configured : null,
+      p50: sorted.length > 0 ? quantile(sorted, 0.5) : null,
+      p95: sorted.length >= 30 ? quantile(sorted, 0.95) : null,
+      p99: sorted.length >= 100 ? quantile(sorted, 0.99) : null,
+      phases: {
+        prepare_ms: phase('prepare_ms'), ready_ms: phase('ready_ms'), model_ms: phase('model_ms'), tool_ms: phase('tool_ms'),
+        evaluation_ms: phase('evaluation_ms'), drop_ms: phase('drop_ms'), wall_ms: meanWall, substrate_ms: meanSubstrate, model_queue_ms: meanQueue,
+      },
+      utilization,
+      bottleneck: utilization !== null && meanQueue !== null && meanSubstrate !== null && meanWall !== null ? bottleneckOf(utilization, meanQueue, meanSubstrate, meanWall) : null,
+      candidateBytes: mean(values(ok, 'candidate_bytes')),
+      storeNewBytes: values(all, 'candidate_new_store_bytes').reduce((a, b) => a + b, 0),
+      budgetPeakBytes: peak,
+      pssP50: values(ok, 'pss_peak_kib').length > 0 ? quantile(values(ok, 'pss_peak_kib'), 0.5) : null,
+      harnessRss: rss,
+      harnessCpuPerRollout: attemptsTotal > 0 ? cpuTotal / attemptsTotal : null,
+      reward: mean(rewards),
+      rewardCi: bootstrapCi(rewards, mean, resamples, `${runId}:reward:${cell}`),
+      cellWallMs: wallTotal,
+      load: loads,
+    };
+  });
+}
+
+export interface RewardDelta {
+  candidate: string;
+  control: string;
+  pairs: number;
+  delta: number | null;
+  ci: { low: number; high: number } | null;
+}
+
+/** Pairing key of an attempt across arms: same block, attempt index, C and capacity → same task and path. */
+function pairKey(record: TrialRecord): string {
+  const cell = String(record.facts.cell ?? '');
+  const tail = cell.slice(String(record.facts.arm_label ?? '').length);
+  return `${record.block}|${tail}|${String(record.facts.attempt_index)}`;
+}
+
+/** Reward delta of every arm against the first arm (paired by attempt; both completed), bootstrap CI. */
+export function rewardDeltas(records: readonly TrialRecord[], armOrder: readonly string[], resamples: number, runId: string): RewardDelta[] {
+  const ok = records.filter((r) => !r.warmup && r.outcome === 'ok' && typeof r.metrics.reward === 'number');
+  const byArm = new Map<string, Map<string, number>>();
+  for (const r of ok) {
+    const arm = String(r.facts.arm_label);
+    if (!byArm.has(arm)) byArm.set(arm, new Map());
+    byArm.get(arm)!.set(pairKey(r), r.metrics.reward!);
+  }
+  const arms = armOrder.filter((a) => byArm.has(a));
+  const control = arms[0];
+  if (!control) return [];
+  return arms.slice(1).map((candidate) => {
+    const diffs: number[] = [];
+    for (const [key, reward] of byArm.get(candidate)!) {
+      const base = byArm.get(control)!.get(key);
+      if (base !== undefined) diffs.push(reward - base);
+    }
+    return { candidate, control, pairs: diffs.length, delta: mean(diffs), ci: bootstrapCi(diffs, mean, resamples, `${runId}:reward-delta:${candidate}:${control}`) };
+  });
+}
+
+const f = (value: number | null | undefined, digits = 1) => (value === null || value === undefined ? '–' : value.toFixed(digits));
+const ci = (low: number | undefined, high: number | undefined, digits: number) => (low === undefined || high === undefined ? '' : ` [${low.toFixed(digits)}, ${high.toFixed(digits)}]`);
+
+export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
+  const spec = input.resolved.spec;
+  const runId = input.resolved.run_id;
+  const summaries = summarizeCells(input.records, spec.resamples, runId);
+  const armOrder = spec.arms.map((a) => (a.variant ? `${a.backend}:${a.variant}` : a.backend));
+  const deltas = rewardDeltas(input.records, armOrder, spec.resamples, runId);
+  const summaryRows: Cell[][] = summaries.map((s) => [
+    s.cell, s.backend, s.agent, s.fault, s.concurrency, s.slots, s.baseMs, s.perTokenMs,
+    s.planned, s.completed, s.failed, s.failures,
+    s.throughput, s.throughputCi?.low, s.throughputCi?.high, s.ceiling,
+    s.p50, s.p95, s.p99,
+    s.phases.prepare_ms, s.phases.ready_ms, s.phases.model_ms, s.phases.tool_ms, s.phases.evaluation_ms, s.phases.drop_ms, s.phases.wall_ms,
+    s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.bottleneck,
+    s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.pssP50, s.harnessRss,
+    s.harnessCpuPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
+    s.cellWallMs, s.load[0], s.load[1],
+  ]);
+  const scoreRows: Cell[][] = input.records.filter((r) => !r.warmup).map((r) => [
+    String(r.facts.task_id ?? ''), String(r.facts.attempt_id ?? r.trial_id), typeof r.metrics.reward === 'number' ? r.metrics.reward : null,
+    String(r.facts.evaluator_version ?? ''), runId, cellOf(r), r.outcome, r.failure_category,
+  ]);
+  const deltaRows: Cell[][] = deltas.map((d) => [d.candidate, d.control, d.pairs, d.delta, d.ci?.low, d.ci?.high, d.ci ? d.ci.low > 0 || d.ci.high < 0 : null]);
+
+  const table: Table = {
+    caption: 'Rollouts per cell: completed/s [95% CI] against the model ceiling, latency, substrate time, storage, memory, reward and bottleneck',
+    header: ['cell', 'completed/planned', 'rollouts/s', 'ceiling', 'P50/P95 ms', 'substrate ms', 'candidate B', 'budget peak MiB', 'reward', 'bottleneck', 'harness CPU ms/rollout', 'failures'],
+    rows: summaries.map((s) => [
+      s.cell, `${s.completed}/${s.planned}`, `${f(s.throughput, 3)}${ci(s.throughputCi?.low, s.throughputCi?.high, 3)}`, f(s.ceiling, 3),
+      `${f(s.p50, 0)}/${f(s.p95, 0)}`, f(s.phases.substrate_ms, 0), f(s.candidateBytes, 0), s.budgetPeakBytes === null ? '–' : (s.budgetPeakBytes / 1048576).toFixed(0),
+      `${f(s.reward, 2)}${ci(s.rewardCi?.low, s.rewardCi?.high, 2)}`, s.bottleneck ?? '–', f(s.harnessCpuPerRollout, 2), s.failures || '–',
+    ]),
+    footnote: 'throughput CI: percentile bootstrap over equal time windows; reward CI: percentile bootstrap over completed attempts; P95 only n ≥ 30, P99 only n ≥ 100',
+  };
+  const deltaTable: Table = {
+    caption: 'Reward delta against the first arm (paired by attempt; completed attempts of both)',
+    header: ['candidate', 'control', 'pairs', 'delta [95% CI]'],
+    rows: deltas.map((d) => [d.candidate, d.control, String(d.pairs), `${f(d.delta, 3)}${ci(d.ci?.low, d.ci?.high, 3)}`]),
+  };
+  const charts: KindChart[] = [];
+  const throughputPoints = summaries.filter((s) => s.throughput !== null).map((s) => ({ series: `${s.backend}:${s.agent}${s.fault ? `+${s.fault}` : ''} s${s.slots}b${s.baseMs}`, x: s.concurrency, y: s.throughput! }));
+  const ceilingPoints = summaries.filter((s) => s.ceiling !== null).map((s) => ({ series: `ceiling s${s.slots}b${s.baseMs}`, x: s.concurrency, y: s.ceiling! }));
+  const ceilings = new Map<string, { series: string; x: number; y: number }[]>();
+  for (const p of ceilingPoints) ceilings.set(`${p.series}|${p.x}`, [p]);
+  charts.push({ id: 'rollout-throughput', title: 'Completed rollouts/s against C per backend, with the model ceiling (slots ÷ service time)', x: { title: 'concurrency C', log: true }, y: { title: 'rollouts/s' }, points: [...throughputPoints, ...[...ceilings.values()].flat()] });
+  charts.push({
+    id: 'rollout-phases',
+    title: 'Mean phase time per completed rollout (ms) against C: prepare, ready, model, tool, evaluation, drop',
+    x: { title: 'concurrency C', log: true },
+    y: { title: 'ms per rollout' },
+    points: summaries.flatMap((s) => PHASES.filter((p) => s.phases[p] !== null).map((p) => ({ series: `${s.backend} ${p.replace('_ms', '')}`, x: s.concurrency, y: s.phases[p]! }))),
+  });
+
+  const condition = `${conditionOf(spec)}; budget ${String((spec as unknown as { rollout?: { budget_cpus?: string } }).rollout?.budget_cpus ?? '0-1')}`;
+  const evidence: EvidenceRow[] = [];
+  for (const s of summaries) {
+    const base = { scenario: SCENARIO, source: EVIDENCE_SOURCE, cohort: runId, variant: s.cell, condition: `${condition}; C ${s.concurrency}; slots ${s.slots}; base ${s.baseMs} ms` };
+    const limitations = `${LIMITS}; ${s.completed} completed of ${s.planned} planned${s.failures ? ` (${s.failures})` : ''}; bottleneck ${s.bottleneck ?? 'n/a'}`;
+    evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'mean_rate', n: s.completed, value: s.throughput, unit: 'rollouts/s', limitations });
+    if (s.throughputCi) {
+      evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'ci95_low', n: s.completed, value: s.throughputCi.low, unit: 'rollouts/s', limitations });
+      evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'ci95_high', n: s.completed, value: s.throughputCi.high, unit: 'rollouts/s', limitations });
+    }
+    evidence.push({ ...base, topic: 'rollout_latency', metric: 'wall_ms', statistic: 'P50', n: s.completed, value: s.p50, unit: 'ms', limitations });
+    if (s.p95 !== null) evidence.push({ ...base, topic: 'rollout_latency', metric: 'wall_ms', statistic: 'P95_reference', n: s.completed, value: s.p95, unit: 'ms', limitations });
+    evidence.push({ ...base, topic: 'rollout_latency', metric: 'substrate_ms', statistic: 'mean', n: s.completed, value: s.phases.substrate_ms, unit: 'ms', limitations });
+    evidence.push({ ...base, topic: 'candidate_storage', metric: 'candidate_bytes', statistic: 'mean', n: s.completed, value: s.candidateBytes, unit: 'bytes', limitations });
+    evidence.push({ ...base, topic: 'resident_memory', metric: 'budget_peak_bytes', statistic: 'max', n: s.planned, value: s.budgetPeakBytes, unit: 'bytes', limitations });
+    evidence.push({ ...base, topic: 'resident_memory', metric: 'pss_peak_kib', statistic: 'P50', n: s.completed, value: s.pssP50, unit: 'KiB', limitations });
+    evidence.push({ ...base, topic: 'reward', metric: 'reward', statistic: 'mean', n: s.completed, value: s.reward, unit: 'reward', limitations });
+    if (s.rewardCi) {
+      evidence.push({ ...base, topic: 'reward', metric: 'reward', statistic: 'ci95_low', n: s.completed, value: s.rewardCi.low, unit: 'reward', limitations });
+      evidence.push({ ...base, topic: 'reward', metric: 'reward', statistic: 'ci95_high', n: s.completed, value: s.rewardCi.high, unit: 'reward', limitations });
+    }
+  }
+  for (const d of deltas) {
+    const base = { scenario: SCENARIO, topic: 'reward', source: EVIDENCE_SOURCE, cohort: runId, variant: `${d.candidate} vs ${d.control}`, metric: 'reward_delta', unit: 'reward', condition, limitations: `${LIMITS}; paired by attempt over ${d.pairs} pairs` };
+    evidence.push({ ...base, statistic: 'diff_of_means', n: d.pairs, value: d.delta });
+    if (d.ci) {
+      evidence.push({ ...base, statistic: 'diff_ci95_low', n: d.pairs, value: d.ci.low });
+      evidence.push({ ...base, statistic: 'diff_ci95_high', n: d.pairs, value: d.ci.high });
+    }
+  }
+  return {
+    files: new Map([
+      [ROLLOUT_SUMMARY_FILE, toCsv(ROLLOUT_SUMMARY_HEADER, summaryRows)],
+      [ROLLOUT_SCORES_FILE, toCsv(ROLLOUT_SCORES_HEADER, scoreRows)],
+      [ROLLOUT_DELTAS_FILE, toCsv(ROLLOUT_DELTAS_HEADER, deltaRows)],
+    ]),
+    evidence,
+    tables: [table, deltaTable],
+    charts,
+  };
+}
+
+export const rolloutKindAnalysis: KindAnalysis = {
+  scenario: SCENARIO,
+  topic: 'rollout',
+  primaryMetrics: ['wall_ms', 'substrate_ms', 'model_ms'],
+  groupOf(record: TrialRecord): ArmRef {
+    const cell = String(record.facts.cell ?? '');
+    const armLabel = String(record.facts.arm_label ?? record.arm.backend);
+    return { backend: record.arm.backend, variant: `${record.arm.variant ?? 'builtin'}${cell.slice(armLabel.length)}` };
+  },
+  specArms: () => [],
+  files: [ROLLOUT_SUMMARY_FILE, ROLLOUT_SCORES_FILE, ROLLOUT_DELTAS_FILE],
+  extension: rolloutExtension,
+};

@@ -1,0 +1,253 @@
+/**
+ * One rollout attempt through the execution contract: stage a fresh workspace from the task's
+ * baseline → start the sandbox and the agent against the model service → wait for exit → collect
+ * the native trajectory and the candidate files (diff vs baseline) → score them in a FRESH scoring
+ * sandbox on the run's one scoring backend (never the agent's sandbox, never the baseline) →
+ * retain or drop per policy → remove every per-attempt resource. Host-clock stamps between the steps
+ * make the phases sum to the wall; the model's share of the agent time is filled in afterwards from
+ * the model journal (rollout-phases.ts). Never throws for a failure of the rollout: a failure is a
+ * category on the result.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
+import type { FailureCategory } from '../../harness/journal/trial-record.ts';
+import { treeMemory } from '../../executors/checkpoint/pss.ts';
+import { exitSignal } from '../agent/agent-judge.ts';
+import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
+import type { RolloutArm } from './rollout-arms.ts';
+import type { RetainPolicy } from './rollout-spec.ts';
+import { BUILTIN_AGENT_EXIT, ROLLOUT_META_DIR, type AttemptPath, type RolloutTask, type TaskScore } from './task-contract.ts';
+
+export const TRAJECTORY_FILE = `${ROLLOUT_META_DIR}/trajectory.json`;
+
+export interface AttemptInput {
+  run: RunContext;
+  bundleDir: string;
+  trialId: string;
+  /** URL-safe attempt id (the model route's /a/<id> and the store manifest's key). */
+  attemptId: string;
+  task: RolloutTask;
+  path: AttemptPath;
+  arm: RolloutArm;
+  backend: string;
+  executor: Executor;
+  scoringExecutor: Executor;
+  /** Per-attempt host scratch (agent trial dir, candidate dir, scoring workspace); removed at the end. */
+  scratchDir: string;
+  budget: BudgetPlacement | null;
+  /** The in-sandbox command (entry script + mounts + service) for this attempt. */
+  command: TaskCommand;
+  timeoutMs: number;
+  scoringTimeoutMs: number;
+  /** Guest RAM for VM sandboxes (null for the others: the budget is the memory control). */
+  vmMemoryMiB: number | null;
+  cpus: string | null;
+  retain: RetainPolicy;
+  pssIntervalMs: number;
+}
+
+export interface AttemptStamps {
+  start: bigint;
+  staged: bigint | null;
+  launched: bigint | null;
+  exit: bigint | null;
+  scored: bigint | null;
+  end: bigint;
+}
+
+export interface AttemptResult {
+  outcome: 'ok' | 'failed';
+  category: FailureCategory | null;
+  notes: string[];
+  stamps: AttemptStamps;
+  exit: ExitInfo | null;
+  score: TaskScore | null;
+  candidate: { digest: string; bytes: number; files: number; retained: boolean; new_bytes: number } | null;
+  trajectory: { sha256: string; bytes: number } | null;
+  pssPeakKiB: number | null;
+  pssSamples: number;
+  scoring: { exit_code: number | null; ms: number; stdout_tail: string } | null;
+  facts: Record<string, unknown>;
+}
+
+const now = () => process.hrtime.bigint();
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function stderrTail(lines: readonly OutputLine[], count = 4): string[] {
+  return lines.filter((line) => line.stream === 'stderr' && line.text.trim()).slice(-count).map((line) => line.text.slice(0, 300));
+}
+
+/** Keep the candidate? `rewarded`: reward 1 only; `failed`: unscored or reward 0 (for debugging substrates). */
+export function shouldRetain(policy: RetainPolicy, score: TaskScore | null): boolean {
+  if (policy === 'all') return true;
+  if (policy === 'none') return false;
+  if (policy === 'rewarded') return score !== null && score.reward === 1;
+  return score === null || score.reward !== 1;
+}
+
+/** The agent's exit → a failure category, or null when the rollout completed (then it is scored). */
+export function agentExitCategory(exit: ExitInfo, builtin: boolean, killedByHarness: boolean): { category: FailureCategory; note: string } | null {
+  if (exit.timedOut) return { category: 'timeout', note: 'the rollout hit the trial timeout: stopped' };
+  if (exit.infraFailure) return { category: exit.infraFailure.category, note: exit.infraFailure.reason };
+  if (exit.exitCode === 0) return null;
+  const signal = exitSignal(exit);
+  if (signal && !killedByHarness) return { category: 'killed_externally', note: `the sandbox died of ${signal} that the harness did not send (exit ${exit.exitCode ?? 'none'})` };
+  if (builtin && exit.exitCode === BUILTIN_AGENT_EXIT.modelError) return { category: 'upstream_failed', note: 'the built-in agent reported a model-service error (exit 3)' };
+  if (builtin && exit.exitCode === BUILTIN_AGENT_EXIT.maxTurns) return { category: 'task_failed', note: 'the built-in agent reached max turns without a final reply' };
+  return { category: 'task_failed', note: `the agent exited ${exit.exitCode ?? signal ?? 'without a code'}` };
+}
+
+function trialContext(input: AttemptInput, trialId: string, trialDir: string, baseline: string, timeoutMs: number): TrialContext {
+  mkdirSync(trialDir, { recursive: true });
+  return {
+    run: input.run,
+    trialId,
+    baselineWorkspace: baseline,
+    trialDir,
+    timeoutMs,
+    controls: { cpus: input.cpus, memoryMiB: input.vmMemoryMiB, ...(input.arm.cpuModel ? { cpuModel: input.arm.cpuModel } : {}) },
+    budget: input.budget,
+  };
+}
+
+/** Max PSS of the launched tree, sampled while it runs. */
+function samplePss(running: RunningTrial, intervalMs: number): { stop(): { peakKiB: number | null; samples: number } } {
+  let peak: number | null = null;
+  let samples = 0;
+  const sample = () => {
+    const use = treeMemory(running.rootPids());
+    if (use.processes === 0) return;
+    samples += 1;
+    peak = Math.max(peak ?? 0, use.pssKiB);
+  };
+  const first = setTimeout(sample, Math.min(100, intervalMs));
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+      return { peakKiB: peak, samples };
+    },
+  };
+}
+
+export async function runAttempt(input: AttemptInput, kill: { onKill(listener: () => void): void }): Promise<AttemptResult> {
+  const stamps: AttemptStamps = { start: now(), staged: null, launched: null, exit: null, scored: null, end: 0n };
+  const notes: string[] = [];
+  const facts: Record<string, unknown> = {};
+  const result = (partial: Partial<AttemptResult>): AttemptResult => ({
+    outcome: 'failed', category: 'harness_error', notes, stamps, exit: null, score: null, candidate: null, trajectory: null,
+    pssPeakKiB: null, pssSamples: 0, scoring: null, facts, ...partial,
+  });
+  const agentTrial = trialContext(input, input.trialId, join(input.scratchDir, 'agent'), input.task.repoDir, input.timeoutMs);
+  let scoringTrial: TrialContext | null = null;
+  let outcome: AttemptResult;
+  try {
+    outcome = await attemptBody();
+  } catch (error) {
+    notes.push(`harness error: ${errorText(error)}`);
+    outcome = result({});
+  } finally {
+    await input.executor.finishTrial(agentTrial).catch((error) => notes.push(`finishTrial (agent): ${errorText(error)}`));
+    if (scoringTrial) await input.scoringExecutor.finishTrial(scoringTrial).catch((error) => notes.push(`finishTrial (scoring): ${errorText(error)}`));
+    rmSync(input.scratchDir, { recursive: true, force: true });
+    stamps.end = now();
+  }
+  return outcome;
+
+  async function attemptBody(): Promise<AttemptResult> {
+    let binding;
+    try {
+      binding = await input.executor.stageWorkspace(agentTrial);
+    } catch (error) {
+      notes.push(`workspace staging failed: ${errorText(error)}`);
+      return result({ category: 'setup_failed' });
+    }
+    stamps.staged = now();
+    let running: RunningTrial;
+    try {
+      running = await input.executor.launch(agentTrial, input.command);
+    } catch (error) {
+      notes.push(`launch failed: ${errorText(error)}`);
+      return result({ category: 'setup_failed' });
+    }
+    stamps.launched = running.tSpawnNs;
+    let killedByHarness = false;
+    kill.onKill(() => {
+      killedByHarness = true;
+      void running.kill('harness stopped the rollout');
+    });
+    const pss = samplePss(running, input.pssIntervalMs);
+    const exit = await running.exit;
+    const memory = pss.stop();
+    stamps.exit = exit.tExitNs;
+    const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples };
+    facts.agent_stderr_tail = stderrTail(running.lines);
+    const agentFailure = agentExitCategory(exit, input.arm.cli === null, killedByHarness);
+
+    let collected;
+    try {
+      collected = await input.executor.collect(agentTrial, binding);
+    } catch (error) {
+      notes.push(`collect failed: ${errorText(error)}`);
+      return result({ ...base, category: agentFailure?.category ?? 'recording_failed' });
+    }
+    facts.collect_facts = collected.facts;
+    // The native trajectory is kept for every attempt that wrote one (it is the sample's record), in the same store.
+    const trajectoryBytes = await collected.read(TRAJECTORY_FILE).catch(() => null);
+    const trajectory = trajectoryBytes ? storeObject(input.bundleDir, trajectoryBytes) : null;
+    const candidate = await extractCandidate(collected, join(input.scratchDir, 'candidate'), input.arm.fault === 'drop-last-write');
+    const withCandidate = { ...base, trajectory: trajectory ? { sha256: trajectory.sha256, bytes: trajectory.bytes } : null };
+    if (agentFailure) {
+      notes.push(agentFailure.note, ...stderrTail(running.lines).map((line) => `stderr: ${line}`));
+      const kept = keep(candidate, null, agentFailure.category);
+      return result({ ...withCandidate, category: agentFailure.category, candidate: kept });
+    }
+
+    // Scoring: a fresh sandbox on the scoring backend over a host dir the evaluator builds (baseline + candidate + its tests).
+    const scoringDir = join(input.scratchDir, 'scoring-workspace');
+    mkdirSync(scoringDir, { recursive: true });
+    try {
+      await input.task.evaluator.stageScoringWorkspace(scoringDir, candidate);
+    } catch (error) {
+      notes.push(`scoring workspace: ${errorText(error)}`);
+      return result({ ...withCandidate, category: 'recording_failed', candidate: keep(candidate, null, 'recording_failed') });
+    }
+    scoringTrial = trialContext({ ...input, arm: { ...input.arm, cpuModel: null } }, `${input.trialId}-score`, join(input.scratchDir, 'scoring'), scoringDir, input.scoringTimeoutMs);
+    const scoreStart = now();
+    let scoringExit: ExitInfo;
+    let scoringLines: readonly OutputLine[];
+    try {
+      const scoringBinding = await input.scoringExecutor.stageWorkspace(scoringTrial);
+      void scoringBinding;
+      const scoring = await input.scoringExecutor.launch(scoringTrial, { argv: [...input.task.evaluator.scoringArgv], env: { PYTHONDONTWRITEBYTECODE: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdin: 'none' });
+      kill.onKill(() => void scoring.kill('harness stopped the rollout'));
+      scoringExit = await scoring.exit;
+      scoringLines = scoring.lines;
+    } catch (error) {
+      notes.push(`scoring sandbox failed to start: ${errorText(error)}`);
+      return result({ ...withCandidate, category: 'setup_failed', candidate: keep(candidate, null, 'setup_failed') });
+    }
+    const stdout = scoringLines.filter((l) => l.stream === 'stdout').map((l) => l.text).join('\n');
+    const stderr = scoringLines.filter((l) => l.stream === 'stderr').map((l) => l.text).join('\n');
+    const scoringFacts = { exit_code: scoringExit.exitCode, ms: Number(scoringExit.tExitNs - scoreStart) / 1e6, stdout_tail: stdout.slice(-400) };
+    if (scoringExit.timedOut || scoringExit.infraFailure) {
+      notes.push(`scoring sandbox: ${scoringExit.timedOut ? 'timed out' : scoringExit.infraFailure!.reason}`);
+      return result({ ...withCandidate, category: scoringExit.timedOut ? 'timeout' : scoringExit.infraFailure!.category, scoring: scoringFacts, candidate: keep(candidate, null, 'scoring') });
+    }
+    const score = input.task.evaluator.parseScore({ exitCode: scoringExit.exitCode, stdout, stderr });
+    stamps.scored = now();
+    if (score.evaluatorError) {
+      notes.push(`evaluator could not judge: ${score.evaluatorError}`);
+      return result({ ...withCandidate, category: 'recording_failed', scoring: scoringFacts, candidate: keep(candidate, null, 'recording_failed') });
+    }
+    return result({ ...withCandidate, outcome: 'ok', category: null, score, scoring: scoringFacts, candidate: keep(candidate, score, null) });
+  }
+
+  function keep(candidate: ExtractedCandidate, score: TaskScore | null, failure: string | null): AttemptResult['candidate'] {
+    const retained = shouldRetain(input.retain, score);
+    const stored = retained ? retainCandidate(input.bundleDir, input.attemptId, candidate, { task_id: input.task.id, reward: score?.reward ?? null, failure }) : null;
+    return { digest: candidate.digest, bytes: candidate.bytes, files: candidate.files.length, retained, new_bytes: stored?.newBytes ?? 0 };
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * One cell run: the cell's attempts as a closed loop of C workers (each takes the next attempt as
+ * soon as its previous one ends) inside ONE fresh shared budget (cgroup: CPUs, memory, zero swap),
+ * against a model service of the cell's capacity (its own process, so the harness's event loop
+ * cannot stretch the controlled service time; its journal appends to the bundle's). Measured
+ * around the loop: the budget's memory peak, the harness's CPU (process.cpuUsage) and RSS, the
+ * baselines' digests before and after (never modified), the budget's OOM kills per attempt.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type TaskCommand } from '../../harness/contracts/executor.ts';
+import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
+import type { FailureCategory } from '../../harness/journal/trial-record.ts';
+import { treeDigest } from '../../executors/workspace-diff.ts';
+import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, type ModelScript } from '../../services/model/index.ts';
+import type { AgentLayer } from '../agent/layers.ts';
+import { LAYER_TARGET } from '../agent/agent-kind.ts';
+import { runAttempt, type AttemptResult } from './rollout-attempt.ts';
+import type { RolloutArm } from './rollout-arms.ts';
+import { attemptPhases, attemptTraffic, busySlotMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
+import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
+import type { AttemptPath, RolloutTask } from './task-contract.ts';
+
+export const SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/rollout`;
+const VM_BACKENDS: ReadonlySet<string> = new Set(['qemu-microvm', 'qemu-q35', 'pvisor']);
+
+export interface CellAttempt {
+  trialId: string;
+  /** Index k of the attempt in its cell: attempt k is the same task and path in every cell. */
+  index: number;
+  attemptId: string;
+  task: RolloutTask;
+  path: AttemptPath;
+}
+
+export interface CellInput {
+  run: RunContext;
+  bundleDir: string;
+  /** Label unique within the run (cgroup name, scratch dir). */
+  cellRun: string;
+  scratchDir: string;
+  backend: string;
+  arm: RolloutArm;
+  executor: Executor;
+  scoringExecutor: Executor;
+  concurrency: number;
+  capacity: ModelCapacity;
+  attempts: CellAttempt[];
+  script: ModelScript;
+  journalPath: string;
+  support: { dir: string; key: string };
+  layer: AgentLayer | null;
+  options: RolloutSpec;
+  timeoutMs: number;
+  /** Test hook: called with each attempt's live handles once it is launched (fault injection). */
+  onAttemptStart?: (attempt: CellAttempt, index: number) => void;
+}
+
+export interface CellAttemptOutcome {
+  attempt: CellAttempt;
+  result: AttemptResult;
+  category: FailureCategory | null;
+  notes: string[];
+  traffic: AttemptModelTraffic;
+  phases: AttemptPhases;
+  oomKillsDuring: number;
+  worker: number;
+}
+
+export interface CellResult {
+  outcomes: CellAttemptOutcome[];
+  wallMs: number;
+  tStartNs: bigint;
+  peak: PeakReport | null;
+  budgetError: string | null;
+  harnessCpuMs: number;
+  harnessRssPeakBytes: number;
+  utilization: number | null;
+  busySlotMs: number;
+  baselineUnchanged: boolean;
+  serviceError: string | null;
+  loadAverage: [number, number];
+}
+
+const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
+const loadavg = (): [number, number] => {
+  const [one, five] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
+  return [one ?? NaN, five ?? NaN];
+};
+
+function commandFor(input: CellInput, attempt: CellAttempt, service: { socketPath: string; port: number | null }, agentTmp: string): TaskCommand {
+  const scriptTask = attempt.task.scriptTaskId(attempt.path);
+  return {
+    argv: ['/bin/sh', `${SUPPORT_TARGET}/run-rollout-agent.sh`, input.arm.agentName, attempt.task.prompt],
+    env: {
+      SANDBENCH_MODEL_ROUTE: `/t/${encodeURIComponent(scriptTask)}/a/${attempt.attemptId}`,
+      SANDBENCH_AGENT_TMP: agentTmp,
+      SANDBENCH_ROLLOUT_MAX_TURNS: String(input.options.max_turns),
+      SANDBENCH_ROLLOUT_TOOL_TIMEOUT: String(Math.ceil(input.options.tool_timeout / 1000)),
+      PYTHONDONTWRITEBYTECODE: '1',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      ...(input.layer ? { SANDBENCH_AGENT_LAYER: LAYER_TARGET } : {}),
+    },
+    stdin: 'none',
+    mounts: [
+      { source: input.support.dir, target: SUPPORT_TARGET, contentKey: input.support.key },
+      ...(input.layer ? [{ source: input.layer.dir, target: LAYER_TARGET, contentKey: input.layer.contentKey }] : []),
+    ],
+    service: { name: 'model', socketPath: service.socketPath, ...(service.port ? { tcp: { host: '127.0.0.1', port: service.port } } : {}) },
+  };
+}
+
+/** An attempt's category after the facts only the cell knows: OOM kills in the budget while it ran, model-service failures in the journal, a touched baseline. */
+export function finalCategory(result: AttemptResult, traffic: AttemptModelTraffic, oomKillsDuring: number, baselineUnchanged: boolean): { category: FailureCategory | null; note: string | null } {
+  if (!baselineUnchanged) return { category: 'isolation_refused', note: 'a task baseline changed during the cell: no attempt of it can be trusted' };
+  if (oomKillsDuring > 0) return { category: 'oom', note: `the budget recorded ${oomKillsDuring} OOM kill(s) while this rollout ran` };
+  const upstream = (traffic.failures.injected_error ?? 0) + (traffic.failures.service_closed ?? 0) + traffic.http5xx;
+  if (upstream > 0 && result.category !== 'killed_externally') return { category: 'upstream_failed', note: `the model service failed ${upstream} request(s) of this rollout` };
+  return { category: result.category, note: null };
+}
+
+export async function runCell(input: CellInput): Promise<CellResult> {
+  const tasks = [...new Map(input.attempts.map((a) => [a.task.id, a.task])).values()];
+  const digestsBefore = tasks.map((task) => treeDigest(task.repoDir));
+  const service = await startModelServiceProcess({
+    script: input.script,
+    socketDir: input.scratchDir,
+    port: 0,
+    slots: input.capacity.slots,
+    baseMs: input.capacity.base_ms,
+    perTokenMs: input.capacity.per_token_ms,
+    journalPath: input.journalPath,
+    log: input.run.log,
+  });
+  const serviceHandle = input.run.cleanup.register('process', `model service ${service.socketPath}`, () => service.close());
+  let budget: CgroupBudget | null = null;
+  let budgetError: string | null = null;
+  try {
+    budget = CgroupBudget.create({ runId: input.run.runId, label: input.cellRun, cpus: input.options.budget_cpus, memoryMiB: input.options.budget_memory, cleanup: input.run.cleanup });
+  } catch (error) {
+    budgetError = `budget: ${(error as Error).message}`;
+  }
+  const killers = new Set<() => void>();
+  const killHandle = input.run.cleanup.register('process', `rollout cell ${input.cellRun}`, async () => {
+    for (const kill of killers) kill();
+  });
+  const isVm = VM_BACKENDS.has(input.backend);
+  const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes'> & { notes: string[] })[] = [];
+  const loadStart = loadavg();
+  const sampler = budget ? startPeakSampler(budget) : null;
+  let rssPeak = process.memoryUsage().rss;
+  const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
+  const cpuStart = process.cpuUsage();
+  const tStart = process.hrtime.bigint();
+  let next = 0;
+  const worker = async (index: number) => {
+    while (budget && next < input.attempts.length) {
+      const attemptIndex = next++;
+      const attempt = input.attempts[attemptIndex]!;
+      const scratchDir = join(input.scratchDir, attempt.attemptId);
+      const oomBefore = budget.oomKillCount();
+      const listeners: (() => void)[] = [];
+      const kill = () => listeners.forEach((listener) => listener());
+      killers.add(kill);
+      input.onAttemptStart?.(attempt, attemptIndex);
+      const result = await runAttempt(
+        {
+          run: input.run,
+          bundleDir: input.bundleDir,
+          trialId: attempt.trialId,
+          attemptId: attempt.attemptId,
+          task: attempt.task,
+          path: attempt.path,
+          arm: input.arm,
+          backend: input.backend,
+          executor: input.executor,
+          scoringExecutor: input.scoringExecutor,
+          scratchDir,
+          budget: budget.placement(),
+          command: commandFor(input, attempt, service, input.backend === 'host' ? join(scratchDir, 'agent') : '/tmp'),
+          timeoutMs: input.timeoutMs,
+          scoringTimeoutMs: input.options.scoring_timeout,
+          vmMemoryMiB: isVm ? input.options.vm_memory : null,
+          cpus: input.options.budget_cpus,
+          retain: input.options.retain,
+          pssIntervalMs: input.options.pss_interval,
+        },
+        { onKill: (listener) => listeners.push(listener) },
+      );
+      killers.delete(kill);
+      outcomes.push({ attempt, result, oomKillsDuring: budget.oomKillCount() - oomBefore, worker: index, notes: [...result.notes] });
+    }
+  };
+  await Promise.all(Array.from({ length: input.concurrency }, (_, index) => worker(index)));
+  const tEnd = process.hrtime.bigint();
+  const cpu = process.cpuUsage(cpuStart);
+  clearInterval(rssTimer);
+  const peak = sampler?.stop() ?? null;
+  input.run.cleanup.forget(killHandle);
+  await service.close();
+  input.run.cleanup.forget(serviceHandle);
+  await budget?.destroy();
+  const baselineUnchanged = tasks.every((task, i) => treeDigest(task.repoDir) === digestsBefore[i]);
+
+  const ids = new Set(input.attempts.map((a) => a.attemptId));
+  let entries: ModelJournalEntry[] = [];
+  let serviceError: string | null = null;
+  try {
+    entries = readModelJournal(input.journalPath).entries.filter((entry) => entry.attempt !== null && ids.has(entry.attempt));
+  } catch (error) {
+    serviceError = `model journal: ${(error as Error).message}`;
+  }
+  const byAttempt = new Map<string, ModelJournalEntry[]>();
+  for (const entry of entries) byAttempt.set(entry.attempt!, [...(byAttempt.get(entry.attempt!) ?? []), entry]);
+  const wallMs = msBetween(tStart, tEnd);
+  const busy = busySlotMs(entries);
+  const final = outcomes.map((o) => {
+    const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
+    const { category, note } = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
+    return { ...o, traffic, phases: attemptPhases(o.result.stamps, traffic), category, notes: note ? [...o.notes, note] : o.notes };
+  });
+  if (budgetError) {
+    for (const attempt of input.attempts) {
+      final.push({
+        attempt, worker: -1, oomKillsDuring: 0, category: 'setup_failed', notes: [budgetError],
+        traffic: attemptTraffic([]), phases: attemptPhases({ start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, attemptTraffic([])),
+        result: { outcome: 'failed', category: 'setup_failed', notes: [budgetError], stamps: { start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, exit: null, score: null, candidate: null, trajectory: null, pssPeakKiB: null, pssSamples: 0, scoring: null, facts: {} },
+      });
+    }
+  }
+  return {
+    outcomes: final,
+    wallMs,
+    tStartNs: tStart,
+    peak,
+    budgetError,
+    harnessCpuMs: (cpu.user + cpu.system) / 1000,
+    harnessRssPeakBytes: rssPeak,
+    utilization: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,
+    busySlotMs: busy,
+    baselineUnchanged,
+    serviceError,
+    loadAverage: [loadStart[0], loadavg()[0]],
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The `rollout` kind (issue 16): one trial = one rollout attempt through the whole execution
+ * contract (rollout-attempt.ts); cells = backend × agent × concurrency C × model capacity
+ * (rollout-plan.ts), each cell's attempts run as ONE closed loop of C workers inside a shared budget
+ * (rollout-cell.ts). The generic run loop asks for one trial at a time, so the first attempt of a
+ * cell starts the whole cell and every attempt of it returns its record once the cell is done (the
+ * records carry the cell's figures: wall, budget peak, utilization, harness CPU). A cell cut short
+ * by an interruption is re-run from its unjournaled attempts on --resume.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
+import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
+import { UserError } from '../../harness/errors.ts';
+import { readJournal } from '../../harness/journal/journal.ts';
+import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { FORWARDER_SCRIPT, MODEL_JOURNAL_FILE, MODEL_SCRIPT_SCHEMA, loadModelScript, parseModelScript, type ModelScript } from '../../services/model/index.ts';
+import { ENTRY_SCRIPT as AGENT_ENTRY_SCRIPT, attemptId as urlSafe } from '../agent/agent-kind.ts';
+import { ensureLayer, type AgentLayer } from '../agent/layers.ts';
+import { baseRecord } from '../trial-experiment.ts';
+import { parseRolloutArm } from './rollout-arms.ts';
+import { rolloutKindAnalysis } from './rollout-analysis.ts';
+import { runCell, type CellAttempt, type CellResult } from './rollout-cell.ts';
+import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from './rollout-plan.ts';
+import { rolloutRecord } from './rollout-record.ts';
+import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
+import type { TaskSet } from './task-contract.ts';
+
+export const ROLLOUT_ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'run-rollout-agent.sh');
+export const BUILTIN_AGENT_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'agent', 'agent.py');
+
+export interface RolloutKindDeps {
+  /** Load the spec's task set (default: experiments/rollout/tasks loadTaskSet), baselines under cacheDir. */
+  loadTasks?(name: string, options: { cacheDir: string; taskIds?: readonly string[]; log: (line: string) => void }): Promise<TaskSet>;
+  /** The built-in agent's file (default experiments/rollout/agent/agent.py). */
+  agentScript?: string;
+  /** Test hook for fault injection: each attempt as it starts, with the cell's executor. */
+  onAttemptStart?: Parameters<typeof runCell>[0]['onAttemptStart'];
+}
+
+interface RunState {
+  options: RolloutSpec;
+  taskSet: TaskSet;
+  script: ModelScript;
+  scriptIds: string[];
+  support: { dir: string; key: string };
+  layers: Map<string, AgentLayer>;
+  plan: Plan;
+  done: Set<string>;
+  cells: Map<string, Promise<Map<string, TrialRecord>>>;
+}
+
+async function defaultLoadTasks(name: string, options: { cacheDir: string; taskIds?: readonly string[]; log: (line: string) => void }): Promise<TaskSet> {
+  const modulePath = './tasks/index.ts';
+  const tasks = (await import(modulePath)) as { loadTaskSet(name: string, opts: Record<string, unknown>): Promise<TaskSet> };
+  const path = name.endsWith('.jsonl') && !isAbsolute(name) ? join(PROJECT_ROOT, name) : name;
+  const set = await tasks.loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log });
+  if (!options.taskIds) return set;
+  const chosen = options.taskIds.map((id) => {
+    const task = set.tasks.find((t) => t.id === id);
+    if (!task) throw new UserError(`rollout.task_ids: task "${id}" is not in task set ${set.id} (it has ${set.tasks.map((t) => t.id).join(', ')})`);
+    return task;
+  });
+  return { id: set.id, tasks: chosen };
+}
+
+/** One model script for the run's service: every task's script tasks, merged (ids must not collide). */
+export function mergeScripts(taskSet: TaskSet): { script: ModelScript; ids: string[] } {
+  const paths = [...new Set(taskSet.tasks.map((task) => task.scriptPath))];
+  const scripts = paths.map((path) => loadModelScript(path));
+  const first = scripts[0]!;
+  const script = parseModelScript(
+    { schema: MODEL_SCRIPT_SCHEMA, id: `rollout-${taskSet.id}`, models: first.models, shell_tools: first.shell_tools, side_reply: first.side_reply, tasks: scripts.flatMap((s) => s.tasks) },
+    `task set ${taskSet.id} (merged from ${paths.join(', ')})`,
+  );
+  return { script, ids: scripts.map((s) => s.id) };
+}
+
+function writeSupport(dir: string, agentScript: string): { dir: string; key: string } {
+  mkdirSync(dir, { recursive: true });
+  const files: [string, string][] = [
+    [ROLLOUT_ENTRY_SCRIPT, 'run-rollout-agent.sh'],
+    [AGENT_ENTRY_SCRIPT, 'run-agent.sh'],
+    [FORWARDER_SCRIPT, 'forwarder.py'],
+    [agentScript, 'agent.py'],
+  ];
+  const hash = createHash('sha256');
+  for (const [source, name] of files) {
+    copyFileSync(source, join(dir, name));
+    hash.update(name).update(readFileSync(source));
+  }
+  chmodSync(join(dir, 'run-rollout-agent.sh'), 0o755);
+  return { dir, key: `rollout-support-${hash.digest('hex').slice(0, 16)}` };
+}
+
+function rolloutArms(spec: Spec): ArmRef[] {
+  return specArms(spec);
+}
+
+/** The agent arms plus the one scoring backend (prepared once, shared by every arm). */
+export function scoringArm(options: RolloutSpec): ArmRef {
+  return { backend: options.scoring_backend, variant: null };
+}
+
+export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment {
+  let state: RunState | null = null;
+  return {
+    kind: 'rollout',
+    spec: { section: rolloutSection },
+    analysis: rolloutKindAnalysis,
+    plan: buildRolloutPlan,
+    executorArms: (spec) => {
+      const arms = rolloutArms(spec);
+      const scoring = scoringArm(rolloutOptions(spec));
+      return arms.some((arm) => arm.backend === scoring.backend && arm.variant === null) ? arms : [...arms, scoring];
+    },
+    async prepare(ctx) {
+      const options = rolloutOptions(ctx.spec);
+      const agentScript = deps.agentScript ?? BUILTIN_AGENT_SCRIPT;
+      const arms = specArms(ctx.spec).map((arm, index) => parseRolloutArm(arm, index));
+      if (arms.some((arm) => arm.cli === null) && !existsSync(agentScript)) throw new UserError(`rollout: the built-in agent ${agentScript} is missing (experiments/rollout/agent/agent.py ships with sandbench)`);
+      const scratch = runScratchDir(ctx.run.stateDir, ctx.run.runId);
+      const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
+      const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
+      if (taskSet.tasks.length === 0) throw new UserError(`rollout.tasks: task set ${options.tasks} has no task`);
+      const { script, ids } = mergeScripts(taskSet);
+      const layers = new Map<string, AgentLayer>();
+      for (const arm of arms) if (arm.cli && !layers.has(arm.cli.name)) layers.set(arm.cli.name, await ensureLayer(ctx.run.stateDir, arm.cli, ctx.run.log));
+      const support = writeSupport(join(scratch, 'rollout-support'), agentScript);
+      const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
+      const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
+      state = { options, taskSet, script, scriptIds: ids, support, layers, plan, done, cells: new Map() };
+    },
+    async runTrial(planned, ctx) {
+      if (!state) throw new Error('rollout kind: runTrial before prepare');
+      const key = cellRunKey(planned);
+      let cell = state.cells.get(key);
+      if (!cell) {
+        cell = runCellOf(planned, ctx, state, deps);
+        state.cells.set(key, cell);
+      }
+      const records = await cell;
+      const record = records.get(planned.trial_id);
+      if (record) return record;
+      return { ...baseRecord(ctx, planned), notes: ['harness error: the cell run did not produce this attempt'] };
+    },
+    async teardown() {
+      state = null;
+    },
+  };
+}
+
+async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: RunState, deps: RolloutKindDeps): Promise<Map<string, TrialRecord>> {
+  const key = cellRunKey(first);
+  const planned = state.plan.trials.filter((t) => cellRunKey(t) === key && !state.done.has(t.trial_id));
+  const params = attemptParams(first);
+  const arm = parseRolloutArm(first.arm);
+  const attempts: CellAttempt[] = planned.map((trial) => {
+    const { attempt } = attemptParams(trial);
+    const { taskIndex, path } = attemptAssignment(ctx.spec.seed, attempt, state.taskSet.tasks.length, state.options.wrong_fraction);
+    return { trialId: trial.trial_id, index: attempt, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path };
+  });
+  const cellRun = `rc${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
+  const capacity = { slots: params.slots, base_ms: params.base_ms, per_token_ms: params.per_token_ms };
+  let result: CellResult;
+  const records = new Map<string, TrialRecord>();
+  try {
+    result = await runCell({
+      run: ctx.run,
+      bundleDir: ctx.bundleDir,
+      cellRun,
+      scratchDir: join(runScratchDir(ctx.run.stateDir, ctx.run.runId), cellRun),
+      backend: first.arm.backend,
+      arm,
+      executor: ctx.executorFor(first.arm),
+      scoringExecutor: ctx.executorFor(scoringArm(state.options)),
+      concurrency: params.concurrency,
+      capacity,
+      attempts,
+      script: state.script,
+      journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE),
+      support: state.support,
+      layer: arm.cli ? state.layers.get(arm.cli.name) ?? null : null,
+      options: state.options,
+      timeoutMs: ctx.spec.timeout,
+      ...(deps.onAttemptStart ? { onAttemptStart: deps.onAttemptStart } : {}),
+    });
+  } catch (error) {
+    for (const trial of planned) records.set(trial.trial_id, { ...baseRecord(ctx, trial), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });
+    return records;
+  }
+  const byTrial = new Map(result.outcomes.map((o) => [o.attempt.trialId, o]));
+  for (const trial of planned) {
+    const outcome = byTrial.get(trial.trial_id);
+    if (!outcome) continue;
+    records.set(trial.trial_id, rolloutRecord({ base: baseRecord(ctx, trial), outcome, cell: result, cellLabel: params.cell, concurrency: params.concurrency, capacity, arm, armLabel: armLabel(first.arm), options: state.options, image: ctx.run.image.digest, scriptId: state.script.id, scriptIds: state.scriptIds, scoringBackend: state.options.scoring_backend, cellRun, attemptsInRun: attempts.length }));
+  }
+  return records;
+}
+
+export const rolloutExperiment = createRolloutExperiment();

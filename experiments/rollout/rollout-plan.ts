@@ -1,0 +1,85 @@
+/**
+ * The rollout schedule: cells = arm × concurrency C (per backend) × model capacity; every block runs
+ * each cell once, cells in a seeded shuffled order; a cell is `attempts` consecutive planned trials
+ * (one per rollout attempt) that the kind runs as one closed loop of C workers. Which task and
+ * scripted path attempt k takes depends only on the seed and k, so attempt k is the same rollout
+ * in every cell: rewards pair across backends.
+ */
+import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
+import { PLAN_SCHEMA_VERSION, specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { createPrng, seedFromString, shuffled } from '../../harness/plan/prng.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+import { parseRolloutArm } from './rollout-arms.ts';
+import { concurrencyFor, rolloutOptions, type ModelCapacity } from './rollout-spec.ts';
+import type { AttemptPath } from './task-contract.ts';
+
+export interface RolloutCell {
+  arm: ArmRef;
+  concurrency: number;
+  capacity: ModelCapacity;
+}
+
+export function capacityLabel(capacity: ModelCapacity): string {
+  return `s${capacity.slots}b${capacity.base_ms}p${capacity.per_token_ms}`;
+}
+
+export function cellLabel(cell: RolloutCell): string {
+  return `${armLabel(cell.arm)}-c${cell.concurrency}-${capacityLabel(cell.capacity)}`;
+}
+
+export function rolloutCells(spec: Spec): RolloutCell[] {
+  const options = rolloutOptions(spec);
+  return specArms(spec).flatMap((arm) => concurrencyFor(options, arm.backend).flatMap((concurrency) => options.model.map((capacity) => ({ arm, concurrency, capacity }))));
+}
+
+/** The params a planned attempt carries (the cell's identity and the attempt's index in it). */
+export interface AttemptParams {
+  cell: string;
+  concurrency: number;
+  slots: number;
+  base_ms: number;
+  per_token_ms: number;
+  attempt: number;
+}
+
+export function attemptParams(planned: PlannedTrial): AttemptParams {
+  const p = planned.params ?? {};
+  return { cell: String(p.cell), concurrency: Number(p.concurrency), slots: Number(p.slots), base_ms: Number(p.base_ms), per_token_ms: Number(p.per_token_ms), attempt: Number(p.attempt) };
+}
+
+/** Cell run key: the cell in one block (a block's attempts of a cell run as one closed loop). */
+export function cellRunKey(planned: PlannedTrial): string {
+  return `${planned.block}:${attemptParams(planned).cell}`;
+}
+
+export function buildRolloutPlan(spec: Spec): Plan {
+  const options = rolloutOptions(spec);
+  specArms(spec).forEach((arm, index) => parseRolloutArm(arm, index));
+  const prng = createPrng(spec.seed);
+  const cells = rolloutCells(spec);
+  const trials: PlannedTrial[] = [];
+  for (let block = 0; block < options.blocks; block++) {
+    for (const cell of shuffled(cells, prng)) {
+      const label = cellLabel(cell);
+      for (let attempt = 0; attempt < options.attempts; attempt++) {
+        trials.push({
+          trial_id: `b${String(block).padStart(4, '0')}-${label}-a${String(attempt).padStart(4, '0')}`,
+          block,
+          position: trials.length,
+          warmup: false,
+          arm: cell.arm,
+          seed: prng.int(0, 0x7fffffff),
+          params: { cell: label, concurrency: cell.concurrency, slots: cell.capacity.slots, base_ms: cell.capacity.base_ms, per_token_ms: cell.capacity.per_token_ms, attempt },
+        });
+      }
+    }
+  }
+  return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms: specArms(spec), warmup_blocks: 0, blocks: options.blocks, trials };
+}
+
+/** Attempt k's task (index into the task set) and scripted path: a function of the seed and k only. */
+export function attemptAssignment(seed: number, attempt: number, taskCount: number, wrongFraction: number): { taskIndex: number; path: AttemptPath } {
+  const prng = createPrng(seedFromString(`rollout-attempt:${seed}:${attempt}`));
+  const offset = createPrng(seedFromString(`rollout-offset:${seed}`)).int(0, Math.max(0, taskCount - 1));
+  return { taskIndex: (attempt + offset) % taskCount, path: prng.float() < wrongFraction ? 'wrong' : 'right' };
+}

@@ -1,0 +1,114 @@
+/**
+ * One attempt's journal record: every input (task, attempt, path, image digest, workspace commit,
+ * agent and version, policy, budget, seed, model script id, evaluator version, scoring backend) in
+ * facts; the phases, reward, candidate bytes, PSS and the cell's own figures (wall, budget peak,
+ * utilization, harness CPU/RSS) in metrics. A failed attempt keeps its category and no reward.
+ */
+import type { TrialRecord } from '../../harness/journal/trial-record.ts';
+import type { CellAttemptOutcome, CellResult } from './rollout-cell.ts';
+import type { RolloutArm } from './rollout-arms.ts';
+import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
+
+export interface RolloutRecordInput {
+  base: TrialRecord;
+  outcome: CellAttemptOutcome;
+  cell: CellResult;
+  cellLabel: string;
+  cellRun: string;
+  concurrency: number;
+  capacity: ModelCapacity;
+  arm: RolloutArm;
+  armLabel: string;
+  options: RolloutSpec;
+  image: string;
+  scriptId: string;
+  scriptIds: string[];
+  scoringBackend: string;
+  attemptsInRun: number;
+}
+
+export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
+  const { outcome, cell } = input;
+  const result = outcome.result;
+  const task = outcome.attempt.task;
+  const ok = outcome.category === null && result.outcome === 'ok' && result.score !== null;
+  const metrics: Record<string, number> = { ...outcome.phases };
+  metrics.model_queue_ms = outcome.traffic.queueMs;
+  metrics.model_service_ms = outcome.traffic.serviceMs;
+  metrics.model_configured_service_ms = outcome.traffic.configuredServiceMs;
+  metrics.model_requests = outcome.traffic.generations;
+  if (ok) metrics.reward = result.score!.reward;
+  if (result.candidate) {
+    metrics.candidate_bytes = result.candidate.bytes;
+    metrics.candidate_files = result.candidate.files;
+    metrics.candidate_new_store_bytes = result.candidate.new_bytes;
+  }
+  if (result.trajectory) metrics.trajectory_bytes = result.trajectory.bytes;
+  if (result.pssPeakKiB !== null) metrics.pss_peak_kib = result.pssPeakKiB;
+  if (result.scoring) metrics.scoring_sandbox_ms = result.scoring.ms;
+  metrics.cell_wall_ms = cell.wallMs;
+  metrics.cell_attempts = input.attemptsInRun;
+  metrics.cell_harness_cpu_ms = cell.harnessCpuMs;
+  metrics.cell_harness_rss_peak_bytes = cell.harnessRssPeakBytes;
+  metrics.cell_busy_slot_ms = cell.busySlotMs;
+  if (cell.utilization !== null) metrics.cell_utilization = cell.utilization;
+  if (cell.peak) metrics.cell_budget_peak_bytes = cell.peak.peakBytes;
+  metrics.attempt_start_offset_ms = Number(result.stamps.start - cell.tStartNs) / 1e6;
+  metrics.attempt_end_offset_ms = Number(result.stamps.end - cell.tStartNs) / 1e6;
+  return {
+    ...input.base,
+    outcome: ok ? 'ok' : 'failed',
+    failure_category: ok ? null : outcome.category ?? 'harness_error',
+    exit_code: result.exit?.exitCode ?? null,
+    t_spawn_ns: result.stamps.launched?.toString() ?? null,
+    ready_ms: outcome.phases.ready_ms,
+    result_ms: null,
+    completion_ms: outcome.phases.wall_ms,
+    metrics,
+    validity: {
+      scored: result.score !== null ? 'pass' : 'fail',
+      baseline_unchanged: cell.baselineUnchanged ? 'pass' : 'fail',
+      no_oom_in_budget: outcome.oomKillsDuring === 0 ? 'pass' : 'fail',
+    },
+    notes: outcome.notes,
+    facts: {
+      arm_label: input.armLabel,
+      cell: input.cellLabel,
+      cell_run: input.cellRun,
+      worker: outcome.worker,
+      concurrency: input.concurrency,
+      model_slots: input.capacity.slots,
+      model_base_ms: input.capacity.base_ms,
+      model_per_token_ms: input.capacity.per_token_ms,
+      task_id: task.id,
+      task_source: task.source,
+      attempt_id: outcome.attempt.attemptId,
+      attempt_index: outcome.attempt.index,
+      attempt_path: outcome.attempt.path,
+      model_script_id: input.scriptId,
+      model_script_task: task.scriptTaskId(outcome.attempt.path),
+      model_script_sources: input.scriptIds,
+      image_digest: input.image,
+      workspace_commit: task.baseCommit,
+      agent: input.arm.agentName,
+      agent_version: input.arm.cli?.version ?? 'builtin',
+      fault: input.arm.fault,
+      vm_cpu_model: input.arm.cpuModel,
+      evaluator_version: task.evaluator.version,
+      scoring_backend: input.scoringBackend,
+      retain_policy: input.options.retain,
+      budget: { cpus: input.options.budget_cpus, memory_mib: input.options.budget_memory, swap: 0, error: cell.budgetError },
+      reward: ok ? result.score!.reward : null,
+      tests_passed: result.score?.passed ?? null,
+      tests_failed: result.score?.failed ?? null,
+      candidate: result.candidate,
+      trajectory: result.trajectory,
+      scoring: result.scoring,
+      model_failures: outcome.traffic.failures,
+      oom_kills_during: outcome.oomKillsDuring,
+      load_average_1m: cell.loadAverage,
+      pss_samples: result.pssSamples,
+      ...result.facts,
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The `rollout:` section of a spec (the rollout kind owns it): which task set, how many attempts per
+ * cell, the cell dimensions (concurrency C per backend, model-service capacity), the shared budget
+ * every cell runs inside, the scoring backend and the retain policy.
+ */
+import { z } from 'zod';
+import { BACKENDS } from '../../harness/backends.ts';
+import { cpuList, duration, size } from '../../harness/spec/fields.ts';
+import { defineSection, readSection } from '../../harness/spec/kind-spec.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
+
+const concurrencyList = z.array(z.number().int().positive().max(64)).min(1).refine((list) => new Set(list).size === list.length, 'a concurrency is listed twice');
+
+/** One model-service capacity: `slots` concurrent requests, service time base_ms + per_token_ms × reply tokens. */
+export const ModelCapacitySchema = z
+  .object({
+    slots: z.number().int().positive(),
+    base_ms: z.number().nonnegative().default(0),
+    per_token_ms: z.number().nonnegative().default(0),
+  })
+  .strict();
+export type ModelCapacity = z.output<typeof ModelCapacitySchema>;
+
+export const RETAIN_POLICIES = ['all', 'none', 'rewarded', 'failed'] as const;
+export type RetainPolicy = (typeof RETAIN_POLICIES)[number];
+
+export const RolloutSpecSchema = z
+  .object({
+    /** A task set name (`builtin`) or a SWE-bench-format JSONL path (from the project root or absolute). */
+    tasks: z.string().min(1).default('builtin'),
+    /** Only these task ids of the set (default: all). */
+    task_ids: z.array(z.string().min(1)).min(1).optional(),
+    /** Rollout attempts per cell (a closed loop of C workers runs them). */
+    attempts: z.number().int().positive().default(64),
+    /** Repetitions of every cell (each repetition runs the cells in a fresh seeded order). */
+    blocks: z.number().int().positive().default(1),
+    /** Concurrency levels C (workers in the closed loop). */
+    concurrency: concurrencyList.default([1, 2, 4, 8, 16]),
+    /** Per-backend concurrency levels replacing `concurrency` (VMs at lower C). */
+    concurrency_by_backend: z.partialRecord(z.enum(BACKENDS), concurrencyList).default({}),
+    /** Model-service capacities; every cell runs against one, with its own service and journal segment. */
+    model: z.array(ModelCapacitySchema).min(1).default([{ slots: 4, base_ms: 50, per_token_ms: 0 }]),
+    /** Seeded fraction of attempts whose script takes the task's wrong path (reward should be 0). */
+    wrong_fraction: z.number().min(0).max(1).default(0.25),
+    /** Which candidates are kept in the bundle's content-addressed store after scoring. */
+    retain: z.enum(RETAIN_POLICIES).default('all'),
+    /** The one backend every arm's candidates are scored on (a fresh sandbox per score). */
+    scoring_backend: z.enum(BACKENDS).default('staged'),
+    scoring_timeout: duration.default(60_000),
+    /** Shared budget of every cell (study: 2 CPUs, 2 GiB, zero swap). */
+    budget_cpus: cpuList.default('0-1'),
+    budget_memory: size.default(2048),
+    /** Guest RAM per VM sandbox. */
+    vm_memory: size.default(256),
+    /** Built-in agent: turns before it gives up, and its shell tool's timeout. */
+    max_turns: z.number().int().positive().default(20),
+    tool_timeout: duration.default(30_000),
+    /** PSS sampling interval of each running sandbox's process tree. */
+    pss_interval: duration.default(500),
+  })
+  .strict();
+
+export type RolloutSpec = z.output<typeof RolloutSpecSchema>;
+
+/** The section as the kind descriptor's `spec` field describes it (key + schema). */
+export const rolloutSection = defineSection({ key: 'rollout', schema: RolloutSpecSchema });
+
+/** The parsed section of a loaded spec (the loader stores it parsed; absent = defaults). */
+export function rolloutOptions(spec: Spec): RolloutSpec {
+  return readSection(spec, rolloutSection);
+}
+
+/** Concurrency levels of one backend. */
+export function concurrencyFor(options: RolloutSpec, backend: string): number[] {
+  return (options.concurrency_by_backend as Record<string, number[] | undefined>)[backend] ?? options.concurrency;
+}

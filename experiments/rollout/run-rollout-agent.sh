@@ -1,0 +1,45 @@
+#!/bin/sh
+# In-sandbox entry of one rollout attempt (cwd /workspace). AGENT `builtin` runs the built-in agent
+# (agent.py, beside this script) against the model endpoint: the direct URL, or the TCP->Unix
+# forwarder started here (FORWARDER_READY marks its start apart). Any other AGENT is an agent-kind
+# CLI: run-agent.sh (copied beside this script) does its offline configuration and forwarder.
+# The prompt and the trajectory live in .sandbench-rollout/ (never part of the candidate).
+#   usage: run-rollout-agent.sh AGENT PROMPT
+#   env:   SANDBENCH_MODEL_ROUTE (/t/<script task>/a/<attempt>), SANDBENCH_SERVICE_URL or
+#          SANDBENCH_SERVICE_SOCKET, SANDBENCH_AGENT_TMP (scratch for the forwarder's output),
+#          SANDBENCH_ROLLOUT_MAX_TURNS, SANDBENCH_ROLLOUT_TOOL_TIMEOUT (seconds)
+set -u
+agent=$1 prompt=$2
+support=$(dirname "$0")
+if [ "$agent" != builtin ]; then
+  exec /bin/sh "$support/run-agent.sh" "$agent" "$prompt"
+fi
+meta=.sandbench-rollout
+mkdir -p "$meta" || exit 96
+printf '%s' "$prompt" > "$meta/prompt.txt"
+fwd=
+tmp=
+if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
+  url=$SANDBENCH_SERVICE_URL
+else
+  tmp=$(mktemp -d "${SANDBENCH_AGENT_TMP:-/tmp}/rollout-fwd.XXXXXX") || exit 96
+  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$tmp/forwarder.out" 2>&1 &
+  fwd=$!
+  until grep -q FORWARDER_READY "$tmp/forwarder.out" 2> /dev/null; do
+    if ! kill -0 "$fwd" 2> /dev/null; then
+      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$tmp/forwarder.out")" >&2
+      rm -rf "$tmp"
+      exit 97
+    fi
+    sleep 0.005
+  done
+  echo FORWARDER_READY
+  url=http://127.0.0.1:18080
+fi
+python3 "$support/agent.py" --base-url "$url${SANDBENCH_MODEL_ROUTE:-}" --prompt-file "$meta/prompt.txt" \
+  --trajectory "$meta/trajectory.json" --max-turns "${SANDBENCH_ROLLOUT_MAX_TURNS:-20}" \
+  --tool-timeout "${SANDBENCH_ROLLOUT_TOOL_TIMEOUT:-30}" < /dev/null
+code=$?
+[ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+[ -n "$tmp" ] && rm -rf "$tmp"
+exit "$code"
