@@ -23,7 +23,7 @@ export async function reportRenderer(): Promise<ReportRenderer> {
 export async function runWiring(): Promise<RunWiring> {
   const [{ createExecutor }, { EXPERIMENTS, SPEC_KINDS }] = await Promise.all([import('../executors/registry.ts'), import('../experiments/registry.ts')]);
   return {
-    createExecutor: (backend, variant) => createExecutor(backend as Parameters<typeof createExecutor>[0], variant),
+    createExecutor: (backend, variant, build) => createExecutor(backend as Parameters<typeof createExecutor>[0], variant, build),
     kindFor: (kind) => (Object.hasOwn(EXPERIMENTS, kind) ? EXPERIMENTS[kind] : undefined),
     specKinds: SPEC_KINDS,
     leftoverSources: await leftoverSources(),

@@ -117,6 +117,8 @@ export interface RunArgvInput {
   task: TaskCommand;
   controls: TrialControls;
   budget: BudgetPlacement | null;
+  /** Podman: the OCI runtime (`--runtime`): the arm's build.runtime path, default `runc`. */
+  runtime?: string;
 }
 
 /** Global flags + `run ...` for one trial (pure, so the argv is unit-testable). */
@@ -142,7 +144,7 @@ export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; r
     '--network', 'none',
     '--pull', 'never',
     // crun refuses cgroup v1 hybrid ("cgroups in hybrid mode not supported"); runc works.
-    ...(input.kind === 'podman' ? ['--runtime', 'runc'] : []),
+    ...(input.kind === 'podman' ? ['--runtime', input.runtime ?? 'runc'] : []),
     ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]),
     '--mount', `type=bind,source=${input.workspaceHostPath},target=/workspace`,
     ...extras,
@@ -276,6 +278,8 @@ export interface EngineHooks {
   start(run: RunContext): Promise<ContainerEngine>;
   /** Release what start() started. Idempotent. */
   stop(): Promise<void>;
+  /** The arm's build.runtime (harness/spec/arm-build.ts), passed as `--runtime`. */
+  runtime?: string;
 }
 
 /** The Executor plus container-only extras the density engineer needs. */
@@ -349,6 +353,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
         task,
         controls: trial.controls,
         budget: trial.budget,
+        runtime: hooks.runtime,
       });
       const base = await startTrial({
         argv: [eng.cli, ...eng.globalArgs, ...globalArgs, ...runArgs],

@@ -11,15 +11,17 @@ import { launchControls } from './launch/launch-controls.ts';
 import { rewriteTargets, serviceEnv, validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
 import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
+import type { ArmBuild } from '../harness/spec/arm-build.ts';
+import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 
-export function createHostExecutor(variant: string | null = null): Executor {
+export function createHostExecutor(variant: string | null = null, build?: ArmBuild): Executor {
   const workspaceOf = (trial: TrialContext) => join(trial.trialDir, 'workspace');
   return {
     backend: 'host',
     variant,
     async probe(): Promise<ProbeResult> {
       const { stdout } = await execa('uname', ['-sr']);
-      return { backend: 'host', available: true, version: stdout.trim(), details: { shell: '/bin/sh' } };
+      return { backend: 'host', available: true, version: stdout.trim(), details: { shell: '/bin/sh', ...(await buildBinaryDetails(build)) } };
     },
     async prepare() {},
     async stageWorkspace(trial): Promise<WorkspaceBinding> {
@@ -36,7 +38,8 @@ export function createHostExecutor(variant: string | null = null): Executor {
         : {};
       const env = Object.fromEntries(Object.entries({ PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service }).map(([key, value]) => [key, rewriteTargets(value, mounts)]));
       return startTrial({
-        argv: task.argv.map((word) => rewriteTargets(word, mounts)),
+        // build.wrapper (the arm's launcher/shim) runs the task: `<wrapper> argv...`, inside the timing.
+        argv: [...(build?.wrapper ? [build.wrapper] : []), ...task.argv.map((word) => rewriteTargets(word, mounts))],
         controls: launchControls(trial),
         env,
         clearEnv: true,

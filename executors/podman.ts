@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { z } from 'zod';
 import type { ProbeResult } from '../harness/contracts/executor.ts';
+import type { ArmBuild } from '../harness/spec/arm-build.ts';
+import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 import { cgroupMode, CONTAINER_ULIMITS, createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
 
 export const PODMAN: ContainerEngine = { kind: 'podman', cli: 'podman', globalArgs: [], env: {} };
@@ -80,11 +82,16 @@ async function probePodman(): Promise<ProbeResult> {
   return { backend: 'podman', available: true, version: `podman ${info.version.Version}`, details };
 }
 
-export function createPodmanExecutor(variant: string | null = null): ContainerExecutor {
+export function createPodmanExecutor(variant: string | null = null, build?: ArmBuild): ContainerExecutor {
   return createContainerExecutor({
     backend: 'podman',
     variant,
-    probe: probePodman,
+    // The arm's build.runtime replaces runc for this arm only; its path, sha256 and version join the probe as build_* details.
+    probe: async () => {
+      const result = await probePodman();
+      return result.available && build ? { ...result, details: { ...result.details, ...(await buildBinaryDetails(build)) } } : result;
+    },
+    runtime: build?.runtime,
     // Podman is daemonless: nothing to start or stop.
     start: async () => PODMAN,
     stop: async () => undefined,

@@ -8,6 +8,8 @@
  * the declared isolation, staged filesystem changes and non-bypassable filesystem boundaries.
  * Limitation: the rootless-process executor runs the host's root filesystem, not the task image.
  */
+import type { ArmBuild } from '../harness/spec/arm-build.ts';
+import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -59,20 +61,24 @@ function readRunBundle(stage: string): { bundle: RunBundle } | { error: string }
   return parsed.success ? { bundle: parsed.data } : { error: `run-bundle.json unreadable: ${parsed.error.issues[0]?.message}` };
 }
 
-export function createPvisorExecutor(variant: string | null = null): Executor {
+export function createPvisorExecutor(variant: string | null = null, build?: ArmBuild): Executor {
   const mode: 'staged' | 'vm' = variant === 'vm' ? 'vm' : 'staged';
+  // The arm's build.pvisor (a pVisor release under test) replaces `pvisor` on PATH for this arm.
+  const cli = build?.pvisor ?? 'pvisor';
   return {
     backend: 'pvisor',
     variant,
     async probe(): Promise<ProbeResult> {
-      const version = await execa('pvisor', ['--version'], { reject: false });
+      const version = await execa(cli, ['--version'], { reject: false });
       if (version.failed || version.exitCode !== 0) {
-        return { backend: 'pvisor', available: false, version: null, details: {}, reason: 'no `pvisor` command on PATH', fix: 'pip install pvisor-sandbox (then put its bin/ on PATH)' };
+        return build?.pvisor
+          ? { backend: 'pvisor', available: false, version: null, details: {}, reason: `build.pvisor ${cli} --version failed: ${(version.stderr || version.stdout).trim().split('\n')[0] ?? ''}`, fix: 'point build.pvisor at a working pvisor CLI' }
+          : { backend: 'pvisor', available: false, version: null, details: {}, reason: 'no `pvisor` command on PATH', fix: 'pip install pvisor-sandbox (then put its bin/ on PATH)' };
       }
       if (mode === 'vm' && !kvmUsable()) {
         return { backend: 'pvisor', available: false, version: version.stdout.trim(), details: {}, reason: 'pvisor --executor vm needs /dev/kvm; this machine has none', fix: 'run on a host with KVM' };
       }
-      return { backend: 'pvisor', available: true, version: version.stdout.trim(), details: { executor: mode === 'vm' ? 'vm' : 'host (rootless_process)', root_filesystem: 'host (not the task image)' } };
+      return { backend: 'pvisor', available: true, version: version.stdout.trim(), details: { executor: mode === 'vm' ? 'vm' : 'host (rootless_process)', root_filesystem: 'host (not the task image)', ...(await buildBinaryDetails(build)) } };
     },
     async prepare() {},
     async stageWorkspace(trial): Promise<WorkspaceBinding> {
@@ -86,7 +92,7 @@ export function createPvisorExecutor(variant: string | null = null): Executor {
       // pVisor's own timeout is a backstop a little beyond ours, so the harness's kill decides and records the timeout.
       const timeoutSeconds = Math.ceil(trial.timeoutMs / 1000) + 5;
       const argv = [
-        'pvisor', 'spawn', '--no-agent-defaults', '--overlaynet', 'off', '--stdio', 'inherit',
+        cli, 'spawn', '--no-agent-defaults', '--overlaynet', 'off', '--stdio', 'inherit',
         '--timeout', `${timeoutSeconds}s`, '--stage', stage,
         ...(mode === 'vm' ? ['--executor', 'vm'] : []),
         ...(trial.controls.memoryMiB ? ['--memory', `${trial.controls.memoryMiB}MiB`] : []),

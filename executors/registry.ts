@@ -8,8 +8,10 @@ import { createQemuMicrovmExecutor } from './qemu-microvm.ts';
 import { createQemuQ35Executor } from './qemu-q35.ts';
 import { createPvisorExecutor } from './pvisor.ts';
 import { timingDetails } from './launch/timing-session.ts';
+import type { ArmBuild } from '../harness/spec/arm-build.ts';
 
-export type ExecutorFactory = (variant: string | null) => Executor;
+/** `build`: the arm's binaries/image (harness/spec/arm-build.ts); absent = the backend's defaults. */
+export type ExecutorFactory = (variant: string | null, build?: ArmBuild) => Executor;
 
 export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> = {
   host: createHostExecutor,
@@ -21,9 +23,9 @@ export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> =
   pvisor: createPvisorExecutor,
 };
 
-export function createExecutor(backend: BackendName, variant: string | null): Executor | null {
+export function createExecutor(backend: BackendName, variant: string | null, build?: ArmBuild): Executor | null {
   const factory = EXECUTOR_FACTORIES[backend];
-  return factory ? withTimingDetails(factory(variant)) : null;
+  return factory ? withTimingDetails(factory(variant, build)) : null;
 }
 
 /**

@@ -16,6 +16,8 @@ import { launchControls } from './launch/launch-controls.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
 import { listUpperLayer } from './overlay-upper.ts';
+import type { ArmBuild } from '../harness/spec/arm-build.ts';
+import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 
 interface StageDirs {
   upper: string;
@@ -75,8 +77,10 @@ async function toolVersion(argv: string[]): Promise<string | null> {
   return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trim().split('\n')[0] ?? null : null;
 }
 
-export function createStagedExecutor(variant: string | null = null): Executor {
+export function createStagedExecutor(variant: string | null = null, build?: ArmBuild): Executor {
   let rootfsDir: string | null = null;
+  // build.wrapper runs the whole launch (`<wrapper> unshare ... bwrap ... -- argv`) on the host, inside the timing.
+  const wrap = (argv: string[]) => (build?.wrapper ? [build.wrapper, ...argv] : argv);
   return {
     backend: 'staged',
     variant,
@@ -92,7 +96,7 @@ export function createStagedExecutor(variant: string | null = null): Executor {
       if (probe.exitCode !== 0) {
         return { backend: 'staged', available: false, version: bwrap, details: {}, reason: `cannot create mount/pid/net namespaces: ${probe.stderr.trim()}`, fix: 'run as root or enable unprivileged user namespaces' };
       }
-      return { backend: 'staged', available: true, version: bwrap, details: { unshare: unshare ?? 'unknown', overlay: 'kernel overlayfs' } };
+      return { backend: 'staged', available: true, version: bwrap, details: { unshare: unshare ?? 'unknown', overlay: 'kernel overlayfs', ...(await buildBinaryDetails(build)) } };
     },
     async prepare(run: RunContext) {
       rootfsDir = run.image.rootfsDir;
@@ -105,7 +109,7 @@ export function createStagedExecutor(variant: string | null = null): Executor {
     async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
       if (!rootfsDir) throw new Error('staged executor: prepare() was not called');
       validateExtras(task);
-      return startTrial({ argv: stagedLaunchArgv(rootfsDir, trial, task), controls: launchControls(trial), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: task.stdin, timeoutMs: trial.timeoutMs });
+      return startTrial({ argv: wrap(stagedLaunchArgv(rootfsDir, trial, task)), controls: launchControls(trial), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: task.stdin, timeoutMs: trial.timeoutMs });
     },
     async collect(trial): Promise<CandidateFiles> {
       const { upper } = stageDirs(trial);

@@ -6,6 +6,7 @@ import { splitBlocks } from '../../reports/gate/aa-split.ts';
 import { calibrate, calibrationText, writeCalibration } from '../../reports/gate/calibrate.ts';
 import { gateBundles, gateInterleaved, type GateOptions } from '../../reports/gate/gate.ts';
 import { gateText, writeGateReport } from '../../reports/gate/gate-output.ts';
+import { interleavedArms } from '../../reports/gate/default-arms.ts';
 import { parseThreshold, readGateFile } from '../../reports/gate/threshold.ts';
 import { GATE_STATISTICS, type GateStatistic } from '../../harness/stats/index.ts';
 import { UserError } from '../../harness/errors.ts';
@@ -77,7 +78,7 @@ export function registerGate(program: Command): void {
         'Recommended for CI: one run with both builds as arms, --baseline-arm A --candidate-arm B (interleaved, run offsets cancel).',
     )
     .argument('[bundles...]', '<baseline> <candidate>; one bundle with --baseline-arm/--candidate-arm or --aa; the A/A runs with --calibrate')
-    .option('--baseline-arm <arm>', 'interleaved A/B: the arm of the one bundle that is the baseline')
+    .option('--baseline-arm <arm>', "interleaved A/B: the arm of the one bundle that is the baseline (default: the spec's compare control, else the first arm; said in the output)")
     .option('--candidate-arm <arm>', 'interleaved A/B: the arm of the one bundle that is the candidate')
     .option('--baseline <dirs...>', 'several baseline runs (or a directory of them): hierarchical bootstrap over runs, then blocks')
     .option('--candidate <dirs...>', 'candidate run(s) when --baseline is used')
@@ -105,10 +106,13 @@ export function registerGate(program: Command): void {
       const baselineArm = options.baselineArm ?? ('baselineArm' in file ? file.baselineArm : undefined);
       const candidateArm = options.candidateArm ?? ('candidateArm' in file ? file.candidateArm : undefined);
       let result;
-      if (baselineArm !== undefined || candidateArm !== undefined) {
-        if (!baselineArm || !candidateArm) throw new UserError('interleaved A/B needs both --baseline-arm and --candidate-arm');
+      if (baselineArm !== undefined || candidateArm !== undefined || (bundles.length === 1 && !options.aa && !options.baseline)) {
         if (bundles.length !== 1) throw new UserError(`interleaved A/B gates the two arms of ONE bundle; got ${bundles.length} bundle arguments`);
-        result = gateInterleaved(await analyzedBundle(bundles[0]!), baselineArm, candidateArm, gate);
+        const bundle = await analyzedBundle(bundles[0]!);
+        // A side not named: the spec's compare pair, else the first arm is the control (said in the output).
+        const sides = interleavedArms(bundle, baselineArm, candidateArm);
+        result = gateInterleaved(bundle, sides.baseline, sides.candidate, gate);
+        if (sides.note) result.warnings.unshift(`defaulted: ${sides.note}`);
       } else if (options.aa) {
         if (bundles.length !== 1) throw new UserError('--aa takes one bundle (it is split into halves)');
         const bundle = await analyzedBundle(bundles[0]!);

@@ -65,6 +65,10 @@ function analysisWarnings(input: AnalysisInput, declared: readonly string[], rec
     if (!recordedArms.has(arm) && !skipped.has(arm)) warnings.push(`Arm ${arm} has no formal trial in the journal (the run stopped early, or the arm was never scheduled).`);
   }
   for (const s of input.resolved.skipped_arms ?? []) warnings.push(`Arm ${s.arm} was skipped at preflight: ${s.reason}`);
+  const spec = input.resolved.spec;
+  if (!(spec.compare && spec.compare.length > 0) && declared.length > 1) {
+    warnings.push(`The spec declares no compare: every other arm is compared with the first arm, ${declared[0]} (the default control); add compare: [{candidate, control, metric}] to choose.`);
+  }
   if (input.journalWarning) warnings.push(input.journalWarning);
   if (input.records.length === 0) warnings.push('The journal has no trials: nothing was measured.');
   if (input.plan) {

@@ -9,9 +9,10 @@ import type { Experiment } from './experiment-kind.ts';
 import type { AnalyzedBundle } from '../analyze/analyze-bundle.ts';
 import type { KindCatalog } from '../analyze/kind-analysis.ts';
 import type { SpecKinds } from '../spec/kind-spec.ts';
+import type { ArmBuild } from '../spec/arm-build.ts';
 
-/** Backend name (+ variant) → a fresh executor, or null when this build has no adapter for it. */
-export type ExecutorFactory = (backend: string, variant: string | null) => Executor | null;
+/** Backend name (+ variant, + the arm's build: harness/spec/arm-build.ts) → a fresh executor, or null when this build has no adapter for it. */
+export type ExecutorFactory = (backend: string, variant: string | null, build?: ArmBuild) => Executor | null;
 
 /** Renders report.html/report.md of an analysed bundle whose CSVs are written (the reports/ layer). */
 export type ReportRenderer = (analyzed: AnalyzedBundle) => void;

@@ -15,6 +15,7 @@ import type { ResolvedSpec } from '../bundle/schemas.ts';
 import { seedFromString } from '../plan/prng.ts';
 import { stratifiedBootstrap, type Stratum } from '../stats/stratified-bootstrap.ts';
 import { insufficientNote, MIN_PAIRS } from '../stats/minimum-n.ts';
+import { median } from '../stats/quantile.ts';
 
 export const FLEET_FILES = { perHostSummary: BUNDLE_FILES.perHostSummary, comparisons: BUNDLE_FILES.fleetComparisons } as const;
 
@@ -53,13 +54,23 @@ function conclude(low: number, high: number): string {
   return 'no detected difference';
 }
 
-/** Blocks where both arms hold a valid value, in block order (pairing as comparisons.csv does). */
-function pairedBlocks(candidate: ArmMetricData, control: ArmMetricData): { candidate: number[]; control: number[] } {
-  const byBlock = (data: ArmMetricData) => new Map(data.observations.map((o) => [o.block, o.value]));
+/**
+ * Blocks where both arms hold a valid value, in block order (pairing as comparisons.csv does). A
+ * block with several values of one arm (kinds with several trials per arm and block, e.g. density
+ * batches, isolation placements) contributes the median of all of them — never just the last one
+ * recorded — and `merged` counts such blocks so the note can say so.
+ */
+export function pairedBlocks(candidate: ArmMetricData, control: ArmMetricData): { candidate: number[]; control: number[]; merged: number } {
+  const byBlock = (data: ArmMetricData) => {
+    const values = new Map<string, number[]>();
+    for (const o of data.observations) if (o.block !== null) values.set(o.block, [...(values.get(o.block) ?? []), o.value]);
+    return values;
+  };
   const c = byBlock(candidate);
   const k = byBlock(control);
-  const common = [...c.keys()].filter((b) => b !== null && k.has(b)).sort((a, b) => Number(a) - Number(b));
-  return { candidate: common.map((b) => c.get(b)!), control: common.map((b) => k.get(b)!) };
+  const common = [...c.keys()].filter((b) => k.has(b)).sort((a, b) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const merged = common.filter((b) => c.get(b)!.length > 1 || k.get(b)!.length > 1).length;
+  return { candidate: common.map((b) => median(c.get(b)!)), control: common.map((b) => median(k.get(b)!)), merged };
 }
 
 function hostNote(pairingNote: string, n: number, underpowered: boolean): string {
@@ -90,6 +101,7 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
   for (const request of comparisonRequests({ resolved }, specArms, metrics)) {
     const find = (host: string, arm: string) => perHost.get(host)!.find((d) => d.arm === arm && d.metric === request.metric);
     const strata: Stratum[] = [];
+    const mergedOn: string[] = [];
     let unit = '';
     for (const host of hosts) {
       const candidate = find(host, request.candidate);
@@ -107,13 +119,15 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
         r?.conclusion ?? INSUFFICIENT_DATA, r?.method ?? outcome.note, r ? hostNote(outcome.note, outcome.n, r.underpowered) : '',
       ]);
       const pairs = pairedBlocks(candidate, control);
-      if (pairs.candidate.length > 0) strata.push({ key: host, ...pairs });
+      if (pairs.merged > 0) mergedOn.push(`${host} (${pairs.merged})`);
+      if (pairs.candidate.length > 0) strata.push({ key: host, candidate: pairs.candidate, control: pairs.control });
     }
     const excluded = hosts.filter((h) => !strata.some((s) => s.key === h));
     const few = strata.filter((s) => s.candidate.length < FEW_BLOCKS).map((s) => s.key);
     const note = [
       excluded.length > 0 ? `hosts without a paired block left out: ${excluded.join(' ')}` : '',
       few.length > 0 ? `fewer than ${FEW_BLOCKS} blocks on ${few.join(' ')}: the interval is likely too narrow` : '',
+      mergedOn.length > 0 ? `blocks holding several values of an arm enter as the median of those values: ${mergedOn.join(' ')}` : '',
     ].filter(Boolean).join('; ');
     if (strata.length === 0) {
       comparisonRows.push(['combined', null, 0, request.candidate, request.control, request.metric, unit, 0, null, null, null, null, null, null, INSUFFICIENT_DATA, 'no host has a block with valid values for both arms', note]);

@@ -9,6 +9,7 @@ import type { TaskImage } from '../image/task-image.ts';
 import type { ProbeResult } from '../contracts/executor.ts';
 import { fixtureRoot, pathClass, type PathClass } from '../state-dir.ts';
 import { collectHostFacts, harnessRevision, type HostFacts } from './host-facts.ts';
+import { splitBuildDetails } from './build-identity.ts';
 
 export interface EnvironmentRecord {
   schema_version: 1;
@@ -21,19 +22,56 @@ export interface EnvironmentRecord {
   fixtures: { root: string; path_class: PathClass };
   /** The keys compare/gate check for comparability. */
   fingerprint: { cpu_model: string; kernel: string; cores: number; image_digest: string; backend_versions: Record<string, string | null>; accelerator: string };
+  /**
+   * Per arm label: what the arm ran that is its own (harness/spec/arm-build.ts) — the build_*
+   * probe details (binary path, sha256, version) and the arm's image digest. Deliberately outside
+   * `fingerprint`: between two arms or two runs this is the intended difference, not the environment.
+   */
+  arms?: Record<string, ArmEnvironment>;
+}
+
+export interface ArmEnvironment {
+  backend: string;
+  variant: string | null;
+  build: Record<string, string>;
+  image_digest: string;
+  image: Record<string, string> | null;
+}
+
+/** What run-spec knows per arm: its probe, and its own image when build.image named one. */
+export interface ArmProbe {
+  label: string;
+  backend: string;
+  variant: string | null;
+  probe: ProbeResult;
+  image?: TaskImage;
 }
 
 /** Per-backend facts about the imported/derived task image, keyed by backend name. */
 export type BackendImageFacts = Record<string, Record<string, string> | null>;
 
-export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
+export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}, arms: readonly ArmProbe[] = [], armImageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
   const host = await collectHostFacts();
   const revision = await harnessRevision();
   // The qemu probe boots a test guest before trusting KVM (/dev/kvm can open yet hang guests); its verdict wins.
   const vmProbe = probes.find((probe) => probe.details.accelerator);
   const accelerator = vmProbe ? (vmProbe.details.accelerator === 'kvm' ? 'kvm' : 'tcg') : host.kvm_device ? 'kvm' : 'tcg';
+  // The backend's own identity leaves out the arms' build_* details; with several arms of a backend,
+  // an arm without a build states the backend (a build.pvisor arm's version is its build's).
+  const byBackend = new Map<string, ProbeResult>();
+  for (const probe of probes) {
+    const hasBuild = Object.keys(splitBuildDetails(probe.details).build).length > 0;
+    if (!byBackend.has(probe.backend) || !hasBuild) byBackend.set(probe.backend, probe);
+  }
+  const backendProbes = [...byBackend.values()];
   const backends = Object.fromEntries(
-    probes.map((probe) => [probe.backend, { available: probe.available, version: probe.version, details: probe.details, image_digest: image.digest, image: imageFacts[probe.backend] ?? null }]),
+    backendProbes.map((probe) => [probe.backend, { available: probe.available, version: probe.version, details: splitBuildDetails(probe.details).backend, image_digest: image.digest, image: imageFacts[probe.backend] ?? null }]),
+  );
+  const armRecords = Object.fromEntries(
+    arms.map((arm): [string, ArmEnvironment] => [
+      arm.label,
+      { backend: arm.backend, variant: arm.variant, build: splitBuildDetails(arm.probe.details).build, image_digest: (arm.image ?? image).digest, image: armImageFacts[arm.label] ?? null },
+    ]),
   );
   return {
     schema_version: 1,
@@ -48,14 +86,15 @@ export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], 
       kernel: host.kernel,
       cores: host.cores,
       image_digest: image.digest,
-      backend_versions: Object.fromEntries(probes.map((probe) => [probe.backend, probe.version])),
+      backend_versions: Object.fromEntries(backendProbes.map((probe) => [probe.backend, probe.version])),
       accelerator,
     },
+    ...(arms.length > 0 ? { arms: armRecords } : {}),
   };
 }
 
-export async function writeEnvironment(bundleDir: string, image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
-  const environment = await buildEnvironment(image, probes, imageFacts);
+export async function writeEnvironment(bundleDir: string, image: TaskImage, probes: ProbeResult[], imageFacts: BackendImageFacts = {}, arms: readonly ArmProbe[] = [], armImageFacts: BackendImageFacts = {}): Promise<EnvironmentRecord> {
+  const environment = await buildEnvironment(image, probes, imageFacts, arms, armImageFacts);
   writeFileSync(join(bundleDir, BUNDLE_FILES.environment), `${JSON.stringify(environment, null, 2)}\n`);
   return environment;
 }

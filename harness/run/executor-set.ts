@@ -6,6 +6,8 @@
 import { armLabel, type ArmRef } from '../journal/trial-record.ts';
 import type { BackendName, Executor, ProbeResult, RunContext } from '../contracts/executor.ts';
 import type { ExecutorFactory } from '../contracts/wiring.ts';
+import type { ArmBuild } from '../spec/arm-build.ts';
+import type { TaskImage } from '../image/task-image.ts';
 
 export interface ArmAvailability {
   arm: ArmRef;
@@ -13,10 +15,11 @@ export interface ArmAvailability {
   probe: ProbeResult;
 }
 
-export async function probeArms(arms: ArmRef[], createExecutor: ExecutorFactory): Promise<ArmAvailability[]> {
+/** `builds`: arm label → the spec's build for it (harness/spec/arm-build.ts), handed to that arm's executor. */
+export async function probeArms(arms: ArmRef[], createExecutor: ExecutorFactory, builds: ReadonlyMap<string, ArmBuild> = new Map()): Promise<ArmAvailability[]> {
   const results: ArmAvailability[] = [];
   for (const arm of arms) {
-    const executor = createExecutor(arm.backend, arm.variant);
+    const executor = createExecutor(arm.backend, arm.variant, builds.get(armLabel(arm)));
     if (!executor) {
       results.push({ arm, executor: null, probe: { backend: arm.backend as BackendName, available: false, version: null, details: {}, reason: `no executor adapter for "${arm.backend}" in this build`, fix: 'choose another backend' } });
       continue;
@@ -40,13 +43,15 @@ function brokenExecutor(original: Executor, reason: string): Executor {
 export class PreparedExecutors {
   private readonly byArm = new Map<string, Executor>();
 
-  static async prepare(available: ArmAvailability[], run: RunContext): Promise<PreparedExecutors> {
+  /** `images`: arm label → the arm's own task image (build.image); other arms get the run's image. */
+  static async prepare(available: ArmAvailability[], run: RunContext, images: ReadonlyMap<string, TaskImage> = new Map()): Promise<PreparedExecutors> {
     const set = new PreparedExecutors();
     for (const { arm, executor } of available) {
       if (!executor) continue;
       try {
         run.log(`preparing ${armLabel(arm)}`);
-        await executor.prepare(run);
+        const image = images.get(armLabel(arm));
+        await executor.prepare(image ? { ...run, image } : run);
         set.byArm.set(armLabel(arm), executor);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -68,6 +73,11 @@ export class PreparedExecutors {
     const facts: Record<string, Record<string, string> | null> = {};
     for (const executor of this.byArm.values()) facts[executor.backend] = executor.imageFacts?.() ?? null;
     return facts;
+  }
+
+  /** The same per arm label (two arms of one backend can hold two images). */
+  armImageFacts(): Record<string, Record<string, string> | null> {
+    return Object.fromEntries([...this.byArm.entries()].map(([label, executor]) => [label, executor.imageFacts?.() ?? null]));
   }
 
   async teardownAll(): Promise<void> {

@@ -28,6 +28,9 @@ import { findLeftovers } from '../clean/find-leftovers.ts';
 import { shardPlan, type ShardSelector } from '../fleet/shard-plan.ts';
 import { readHostIdentity } from '../fleet/host-identity.ts';
 import { writeEnvironment } from '../provenance/environment.ts';
+import { resolveArmBuilds } from '../spec/arm-build-check.ts';
+import { armBuilds } from '../spec/arm-builds.ts';
+import { ensureArmImages } from '../image/arm-images.ts';
 import type { Spec } from '../spec/schema.ts';
 
 export interface RunRequest {
@@ -81,9 +84,11 @@ interface StartedRun {
 async function startFresh(request: RunRequest): Promise<StartedRun> {
   if (!request.specPath) throw new UserError('run: give a spec file (or --resume <bundle>)');
   const loaded = loadSpec(request.specPath, request.wiring.specKinds);
-  const overridden = applyOverrides(request.specPath, loaded.spec, request.overrides, request.wiring.specKinds);
+  const given = applyOverrides(request.specPath, loaded.spec, request.overrides, request.wiring.specKinds);
+  // Build binaries and image tars must exist now (UserError naming file, arm, field); paths become absolute.
+  const overridden = { ...given, arms: resolveArmBuilds(request.specPath, given.arms) };
   const experiment = experimentFor(overridden, request.wiring);
-  const availability = await probeArms(experiment.executorArms(overridden), request.wiring.createExecutor);
+  const availability = await probeArms(experiment.executorArms(overridden), request.wiring.createExecutor, armBuilds(overridden));
   const kept = keepAvailableArms(overridden, availability, request.requireAll);
   for (const entry of kept.skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
   const fullPlan = experiment.plan(kept.spec);
@@ -109,7 +114,8 @@ async function startResume(request: RunRequest): Promise<StartedRun> {
   const resolved = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), 'utf8')) as ResolvedSpec;
   const plan = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
   const experiment = experimentFor(resolved.spec, request.wiring);
-  const availability = await probeArms(experiment.executorArms(resolved.spec), request.wiring.createExecutor);
+  resolveArmBuilds(join(bundleDir, BUNDLE_FILES.resolvedSpec), resolved.spec.arms);
+  const availability = await probeArms(experiment.executorArms(resolved.spec), request.wiring.createExecutor, armBuilds(resolved.spec));
   const missing = availability.filter((a) => !a.probe.available);
   if (missing.length > 0) throw new UserError(`--resume: arm ${armLabel(missing[0]!.arm)} is no longer available (${missing[0]!.probe.reason})`);
   return { bundleDir, resolved, plan, experiment, availability, resumed: true };
@@ -157,8 +163,10 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
     if (inFlight) void cleanup.releaseAll();
   });
 
-  const executors = await PreparedExecutors.prepare(started.availability, run);
-  await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe), executors.imageFacts());
+  const armImages = await ensureArmImages(stateDir(), resolved.spec.arms, resolved.spec.image, request.log);
+  const executors = await PreparedExecutors.prepare(started.availability, run, armImages);
+  const armProbes = started.availability.map((a) => ({ label: armLabel(a.arm), backend: a.arm.backend, variant: a.arm.variant, probe: a.probe, image: armImages.get(armLabel(a.arm)) }));
+  await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe), executors.imageFacts(), armProbes, executors.armImageFacts());
   const ctx: ExperimentContext = { run, spec: resolved.spec, bundleDir, executorFor: (arm) => executors.get(arm) };
   const journal = new JournalWriter(journalPath);
   const records = [...existing.records];

@@ -7,14 +7,18 @@
 import { z } from 'zod';
 import { BACKENDS } from '../backends.ts';
 import { armLabel } from './arm-label.ts';
+import { ArmBuildSchema, checkBuildFitsBackend } from './arm-build.ts';
 import { cpuList, duration, size } from './fields.ts';
 
 export const ArmSpecSchema = z
   .object({
     backend: z.enum(BACKENDS, { message: `expected one of ${BACKENDS.join(', ')}` }),
     variant: z.string().min(1).optional(),
+    /** What this arm runs that its backend's other arms do not (harness/spec/arm-build.ts). */
+    build: ArmBuildSchema.optional(),
   })
   .strict()
+  .superRefine(checkBuildFitsBackend);
 
 export const ControlsSchema = z
   .object({

@@ -4,7 +4,8 @@
  * resampling): two runs share no blocks, so there is nothing to pair across them.
  */
 import { compareMedians, median, type MedianComparison } from '../../harness/stats/index.ts';
-import { bundleBackends, compareFingerprints, fingerprint, type FingerprintCheck } from '../bundle/environment.ts';
+import { bundleBackends, compareFingerprints, fingerprint, type FingerprintCheck, type FingerprintDifference } from '../bundle/environment.ts';
+import { crossRunBuildLines, separateIntended } from '../bundle/arm-builds.ts';
 import { armsWithTrials, metricsWithSamples, samplesOf, trialsOf, unitOf, type AnalyzedBundle, type ArmTrials } from '../../harness/analyze/index.ts';
 
 type Bundle = AnalyzedBundle;
@@ -28,7 +29,10 @@ export interface ArmMetricComparison {
 export interface BundleComparison {
   baselineRun: string;
   candidateRun: string;
-  env: FingerprintCheck;
+  /** `intended`: differences explained by the arms' builds (arms[i].build), never a refusal. */
+  env: FingerprintCheck & { intended: FingerprintDifference[] };
+  /** Per shared arm, what its build changed between the runs (environment.json `arms`). */
+  builds: string[];
   armsOnlyInBaseline: string[];
   armsOnlyInCandidate: string[];
   metricsOnlyInBaseline: string[];
@@ -93,7 +97,8 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
   return {
     baselineRun: baseline.resolved.run_id,
     candidateRun: candidate.resolved.run_id,
-    env: compareFingerprints(fingerprint(baseline, backends), fingerprint(candidate, backends)),
+    env: separateIntended(compareFingerprints(fingerprint(baseline, backends), fingerprint(candidate, backends)), baseline, candidate, sharedArms),
+    builds: crossRunBuildLines(baseline, candidate, sharedArms),
     armsOnlyInBaseline: baseArms.filter((a) => !candArms.includes(a) && wantedArm(a)),
     armsOnlyInCandidate: candArms.filter((a) => !baseArms.includes(a) && wantedArm(a)),
     metricsOnlyInBaseline: baseMetrics.filter((m) => !candMetrics.includes(m) && metrics.includes(m)),
@@ -103,8 +108,14 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
   };
 }
 
+/** The spec without its arms' builds: two runs of one spec that differ only there differ as intended. */
+function withoutBuilds(spec: Bundle['resolved']['spec']): unknown {
+  return { ...spec, arms: spec.arms.map(({ build: _build, ...arm }) => arm) };
+}
+
 function specDifference(baseline: Bundle, candidate: Bundle): string | null {
   if (JSON.stringify(baseline.resolved.spec) === JSON.stringify(candidate.resolved.spec)) return null;
+  if (JSON.stringify(withoutBuilds(baseline.resolved.spec)) === JSON.stringify(withoutBuilds(candidate.resolved.spec))) return 'the specs differ only in arms[].build (the intended difference; what changed is listed per arm)';
   const a = baseline.resolved;
   const b = candidate.resolved;
   if (a.spec_sha256 && a.spec_sha256 === b.spec_sha256) {

@@ -91,6 +91,8 @@ export { textTable as formatTextTable } from '../../harness/analyze/table.ts';
 
 export function comparabilityLines(comparison: BundleComparison): string[] {
   const lines = comparison.env.differences.map((d) => `environment differs on ${d.key}: baseline ${d.baseline ?? '(not recorded)'} vs candidate ${d.candidate ?? '(not recorded)'}`);
+  for (const d of comparison.env.intended ?? []) lines.push(`${d.key} differs as intended (an arm carries a build): baseline ${d.baseline ?? '(not recorded)'} vs candidate ${d.candidate ?? '(not recorded)'}`);
+  lines.push(...(comparison.builds ?? []));
   if (comparison.specDifference) lines.push(comparison.specDifference);
   if (comparison.env.unverified.length > 0) lines.push(`not recorded in either bundle, comparability unverified: ${comparison.env.unverified.join(', ')}`);
   for (const a of comparison.armsOnlyInBaseline) lines.push(`arm ${a} is only in the baseline`);

@@ -56,6 +56,7 @@ export function gateTable(result: GateResult): Table {
 
 export function gateSummaryText(result: GateResult): string {
   const lines = [`gate: ${result.verdict.toUpperCase()} (exit ${result.exitCode})`];
+  for (const build of result.builds ?? []) lines.push(`  build: ${build}`);
   for (const reason of result.invalidReasons) lines.push(`  invalid: ${reason}`);
   for (const warning of result.warnings) lines.push(`  warning: ${warning}`);
   const inconclusive = result.cells.filter((c) => c.verdict === 'inconclusive');
@@ -112,7 +113,7 @@ export function writeGateReport(result: GateResult, outDir: string): string[] {
     .filter((c) => c.estimate.ratio !== null && c.estimate.interval)
     .map((c) => ({ label: `${c.arm} · ${c.metric} (${c.statistic.toUpperCase()})`, ratio: c.estimate.ratio!, low: c.estimate.interval!.low, high: c.estimate.interval!.high }));
   const blocks: HtmlBlock[] = [{ kind: 'paragraph', text: `Verdict: ${result.verdict} (exit ${result.exitCode})`, className: result.verdict === 'pass' ? undefined : 'refuse' }];
-  const notes = [...result.invalidReasons.map((r) => `invalid: ${r}`), ...result.warnings.map((w) => `warning: ${w}`)];
+  const notes = [...(result.builds ?? []).map((b) => `build: ${b}`), ...result.invalidReasons.map((r) => `invalid: ${r}`), ...result.warnings.map((w) => `warning: ${w}`)];
   if (notes.length > 0) blocks.push({ kind: 'list', items: notes, className: 'warn' });
   blocks.push({ kind: 'table', table });
   if (forest.length > 0) {

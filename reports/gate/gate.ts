@@ -37,6 +37,7 @@ import { metricsWithSamples, samplesOf, trialsOf, type ArmTrials } from '../../h
 
 /** An arm's formal-trial counts (the analysis's ArmTrials, without the labels). */
 import { integrityProblems } from './integrity.ts';
+import { interleavedBuildLines } from '../bundle/arm-builds.ts';
 
 export const GATE_ALPHA = 0.05;
 /** Default failed-trial budget: more than 1 in 20 failing means the measurement itself is suspect. */
@@ -102,6 +103,8 @@ export interface GateResult {
   candidateRuns: string[];
   /** The multiplicity family: what the BH adjustment ran over. */
   family: string;
+  /** What each side ran that is its own (arms[i].build) and what differs: the intended difference. */
+  builds: string[];
   maxFailedFraction: number;
 }
 
@@ -187,7 +190,7 @@ function judge(specs: CellSpec[], design: GateDesign, options: GateOptions, inva
   return cells;
 }
 
-function finish(design: GateDesign, cells: GateCell[], invalid: string[], warnings: string[], baselineRuns: string[], candidateRuns: string[], options: GateOptions): GateResult {
+function finish(design: GateDesign, cells: GateCell[], invalid: string[], warnings: string[], baselineRuns: string[], candidateRuns: string[], options: GateOptions, builds: string[] = []): GateResult {
   const verdict: GateVerdict =
     invalid.length > 0 ? 'invalid' : cells.some((c) => c.verdict === 'regression') ? 'regression' : cells.some((c) => c.verdict === 'inconclusive') ? 'inconclusive' : 'pass';
   for (const note of new Set(cells.flatMap((c) => c.estimate.notes))) warnings.push(note);
@@ -202,6 +205,7 @@ function finish(design: GateDesign, cells: GateCell[], invalid: string[], warnin
     baselineRuns,
     candidateRuns,
     family: `this gate's ${valid} judged cell(s) (arm × metric); regression claims BH-adjusted at q = ${GATE_ALPHA}`,
+    builds,
     maxFailedFraction: options.maxFailedFraction ?? DEFAULT_MAX_FAILED_FRACTION,
   };
 }
@@ -266,7 +270,8 @@ export function gateBundles(baselineInput: Bundle | Bundle[], candidateInput: Bu
   }));
   const resamples = options.resamples ?? candidate.resolved.spec.resamples ?? 5000;
   const cells = judge(specs, design, options, invalid, resamples);
-  return finish(design, cells, invalid, warnings, runIds(baselines), runIds(candidates), options);
+  const builds = options.aaSource ? [] : [...comparison.env.intended.map((d) => `${d.key} differs as intended (an arm carries a build): ${d.baseline ?? '—'} vs ${d.candidate ?? '—'}`), ...comparison.builds];
+  return finish(design, cells, invalid, warnings, runIds(baselines), runIds(candidates), options, builds);
 }
 
 /**
@@ -305,7 +310,7 @@ export function gateInterleaved(bundle: Bundle, baselineArm: string, candidateAr
   }
   const resamples = options.resamples ?? bundle.resolved.spec.resamples ?? 5000;
   const cells = judge(specs, 'paired', options, invalid, resamples);
-  return finish('paired', cells, invalid, warnings, [`${bundle.resolved.run_id} arm ${baselineArm}`], [`${bundle.resolved.run_id} arm ${candidateArm}`], options);
+  return finish('paired', cells, invalid, warnings, [`${bundle.resolved.run_id} arm ${baselineArm}`], [`${bundle.resolved.run_id} arm ${candidateArm}`], options, interleavedBuildLines(bundle, baselineArm, candidateArm));
 }
 
 export { STATISTIC_MIN_N };

@@ -1,0 +1,57 @@
+/**
+ * Run-start check of `arms[i].build` (harness/spec/arm-build.ts): every binary must be an executable
+ * file and every image tar a readable file, else a UserError naming the spec file, the arm index, the
+ * field and the fix. Relative paths are resolved against the spec file's directory and written back
+ * absolute, so resolved-spec.json (and a later --resume from another directory) names the same file.
+ */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { UserError } from '../errors.ts';
+import { BUILD_BINARY_FIELDS, type ArmBuild } from './arm-build.ts';
+
+interface ArmWithBuild {
+  backend: string;
+  variant?: string;
+  build?: ArmBuild;
+}
+
+function problemWith(path: string, executable: boolean): string | null {
+  if (!existsSync(path)) return 'does not exist';
+  if (!statSync(path).isFile()) return 'is not a regular file';
+  try {
+    accessSync(path, executable ? constants.X_OK : constants.R_OK);
+  } catch {
+    return executable ? 'is not executable (chmod +x it)' : 'is not readable';
+  }
+  return null;
+}
+
+const FIX: Record<string, string> = {
+  runtime: 'give the absolute path of the OCI runtime binary, e.g. the output of `command -v runc`',
+  pvisor: 'give the path of the pvisor CLI to run, e.g. the output of `command -v pvisor`',
+  wrapper: 'give the path of an executable that execs its arguments (e.g. a script ending in `exec "$@"`)',
+  'image.tar': 'give the path of a rootfs tar (e.g. `sandbench images build` output, or `podman export`)',
+};
+
+/** The spec's arms with every build path absolute; throws a UserError on the first missing or unusable file. */
+export function resolveArmBuilds<T extends ArmWithBuild>(specFile: string, arms: readonly T[]): T[] {
+  const base = dirname(resolve(specFile));
+  return arms.map((arm, index) => {
+    if (!arm.build) return arm;
+    const build: ArmBuild = { ...arm.build };
+    const check = (field: string, raw: string, executable: boolean): string => {
+      const path = isAbsolute(raw) ? raw : resolve(base, raw);
+      const problem = problemWith(path, executable);
+      if (problem) {
+        throw new UserError(`${specFile}: arms[${index}].build.${field}: ${path}${path !== raw ? ` (from "${raw}", relative to the spec file)` : ''} ${problem} — ${FIX[field]}, or remove build.${field} from arm ${index} (${arm.backend}${arm.variant ? `:${arm.variant}` : ''})`);
+      }
+      return path;
+    };
+    for (const field of BUILD_BINARY_FIELDS) {
+      const raw = build[field];
+      if (raw !== undefined) build[field] = check(field, raw, true);
+    }
+    if (build.image && 'tar' in build.image) build.image = { tar: check('image.tar', build.image.tar, false) };
+    return { ...arm, build };
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * `arms[i].build`: what one arm runs that another arm of the same backend does not — the thing being
+ * released. Two arms of one run that differ only here are the two sides of an interleaved A/B gate
+ * (`sandbench gate <bundle> --baseline-arm A --candidate-arm B`): same host, same session, randomized
+ * within every block, so run-level offsets cancel and the build is the one intended difference.
+ *
+ *   runtime  podman: the OCI runtime binary (`podman run --runtime <path>`). Not docker yet: dockerd
+ *            takes runtimes from its daemon config, not from `docker run`
+ *   pvisor   pvisor: the pVisor CLI binary launched instead of `pvisor` on PATH
+ *   wrapper  host/staged: a program the sandbox launch runs under (`<wrapper> <launch argv...>`; it
+ *            must exec its arguments), e.g. a new launcher or a shim to measure
+ *   image    any backend: the task image of this arm — a package list (built like `image:`) or a
+ *            prebuilt rootfs tar
+ *
+ * Paths are resolved against the spec file's directory and must name executable files (tar: a
+ * readable file) when a run starts (harness/spec/arm-build-check.ts); the identity (path, sha256,
+ * image digest) is recorded per arm in environment.json and is not an environment difference.
+ */
+import { z } from 'zod';
+
+export const ArmImageSchema = z.union([
+  z.object({ packages: z.array(z.string().min(1)).min(1) }).strict(),
+  z.object({ tar: z.string().min(1) }).strict(),
+], { message: 'expected {packages: [...]} (a Debian package list) or {tar: <path of a rootfs tar>}' });
+
+export const ArmBuildSchema = z
+  .object({
+    runtime: z.string().min(1).optional(),
+    pvisor: z.string().min(1).optional(),
+    wrapper: z.string().min(1).optional(),
+    image: ArmImageSchema.optional(),
+  })
+  .strict()
+  .refine((build) => Object.keys(build).length > 0, 'an empty build: name runtime, pvisor, wrapper or image (or drop build)');
+
+export type ArmBuild = z.output<typeof ArmBuildSchema>;
+export type ArmImage = z.output<typeof ArmImageSchema>;
+
+/** The binary fields of a build, in display order. */
+export const BUILD_BINARY_FIELDS = ['runtime', 'pvisor', 'wrapper'] as const;
+export type BuildBinaryField = (typeof BUILD_BINARY_FIELDS)[number];
+
+/** Which backends honour which binary field (image applies to every backend). */
+export const BUILD_FIELD_BACKENDS: Record<BuildBinaryField, readonly string[]> = {
+  runtime: ['podman'],
+  pvisor: ['pvisor'],
+  wrapper: ['host', 'staged'],
+};
+
+/** Probe detail keys with this prefix describe the arm's build, never the backend: compare and gate read them as the intended difference. */
+export const BUILD_DETAIL_PREFIX = 'build_';
+
+/** Zod refinement for one arm: a build field the arm's backend would silently ignore is an error. */
+export function checkBuildFitsBackend(arm: { backend: string; build?: ArmBuild }, ctx: z.RefinementCtx): void {
+  if (!arm.build) return;
+  for (const field of BUILD_BINARY_FIELDS) {
+    const allowed = BUILD_FIELD_BACKENDS[field];
+    if (arm.build[field] !== undefined && !allowed.includes(arm.backend)) {
+      ctx.addIssue({ code: 'custom', path: ['build', field], message: `build.${field} applies to ${allowed.join('/')} arms only, not ${arm.backend} (remove it, or move it to a ${allowed.join('/')} arm)` });
+    }
+  }
+}
