@@ -83,7 +83,7 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   }
   const files = new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]);
   if (!replayOnly) return { files, evidence };
-  const more = replayOnlyAnalysis(input, [...byArm(input.records).values()].flatMap(latest), scope);
+  const more = replayOnlyAnalysis(input, [...byArm(input.records).values()].flatMap(latest), scope, replay.branch_point_references ?? []);
   return { files: new Map([...files, ...more.files]), evidence: [...evidence, ...more.evidence], tables: more.tables };
 }
 

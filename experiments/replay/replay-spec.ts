@@ -21,6 +21,22 @@ export const ReplaySpecSchema = z
     /** pvisor-replay --replay-only needs the exact agent release a format pins (codex 0.149.0, ...):
      *  agent → that executable. Agents without one have no pvisor-replay arm (reason recorded). */
     pvisor_agent_entrypoints: z.record(z.string(), z.string().min(1)).default({}),
+    /** Other ways to reach the same branch point, measured elsewhere (a checkpoint bundle, a
+     *  published figure), shown beside the replay-only cost per backend; each names its source. */
+    branch_point_references: z
+      .array(
+        z
+          .object({
+            backend: z.string().min(1),
+            way: z.string().min(1),
+            statistic: z.string().min(1),
+            value_ms: z.number().nonnegative(),
+            n: z.number().int().positive().nullable().default(null),
+            source: z.string().min(1),
+          })
+          .strict(),
+      )
+      .default([]),
   })
   .strict();
 
