@@ -31,8 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
 #define MAX_CGROUPS 8
+#define MAX_WARMUPS 16
 #define READ_CHUNK 65536
 
 enum stage { STAGE_NONE = 0, STAGE_CGROUP = 1, STAGE_AFFINITY = 2, STAGE_CHDIR = 3, STAGE_EXEC = 4, STAGE_FORK = 5, STAGE_STDIO = 6 };
@@ -51,6 +52,8 @@ struct child {
 static struct child *children;
 static size_t n_children;
 static int epfd, sigfd, devnull;
+/* This binary (from /proc/self/exe): `--noop` is the warm-up launches' no-op. */
+static char self_exe[4096];
 
 /* Event output is buffered: the stamps are taken at read time, so batching the writes never moves a
  * timestamp. Spawn and output events are held for up to COALESCE_NS (a short trial's spawn, output and
@@ -228,7 +231,47 @@ struct spawn_req {
   int n_cgroups;
   long timeout_ms;
   long grace_ms;
+  int warmups;
 };
+
+static int live_children(void) {
+  for (size_t i = 0; i < n_children; i++)
+    if (children[i].used) return 1;
+  return 0;
+}
+
+/*
+ * Warm-up launches (`w=`), run only when the launcher is idle (no live launch), before the stamp.
+ * Why (measured, launcher/PROTOCOL.md "Warm-up launches"): on this class of machine a fork/exec/exit
+ * that follows a pause of tens of ms costs up to twice one that follows another launch, even in a
+ * plain C loop and even when the CPU spins through the pause — the kernel's launch path goes cold.
+ * hyperfine times launches back to back, so each follows another; a trial follows the harness's
+ * bookkeeping. A few no-op launches right before the stamp put every trial in hyperfine's condition.
+ * They are not timed, run with the trial's affinity, write to /dev/null and are reaped here; the
+ * SIGCHLDs they raised are drained so none wakes the loop during the timed launch.
+ */
+static int warm_up(int n, const cpu_set_t *cpus) {
+  char *argv[] = { self_exe, "--noop", NULL };
+  char *envp[] = { NULL };
+  int done = 0;
+  for (int i = 0; i < n; i++) {
+    pid_t pid = vfork();
+    if (pid == 0) {
+      if (cpus) sched_setaffinity(0, sizeof *cpus, cpus);
+      dup2(devnull, 1);
+      dup2(devnull, 2);
+      execve(self_exe, argv, envp);
+      _exit(127);
+    }
+    if (pid < 0) break;
+    int status = -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) done++;
+  }
+  struct signalfd_siginfo info;
+  while (read(sigfd, &info, sizeof info) == sizeof info) {}
+  return done;
+}
 
 static void handle_spawn(long id, char *payload, size_t len) {
   struct spawn_req r;
@@ -262,13 +305,17 @@ static void handle_spawn(long id, char *payload, size_t len) {
         break;
       case 't': r.timeout_ms = strtol(value, NULL, 10); break;
       case 'k': r.grace_ms = strtol(value, NULL, 10); break;
+      case 'w':
+        r.warmups = (int)strtol(value, NULL, 10);
+        if (r.warmups < 0 || r.warmups > MAX_WARMUPS) bad = 5;
+        break;
       default: bad = 1;
     }
     off += flen + 1;
   }
   if (!bad && r.argc == 0) bad = 4;
   if (bad) {
-    const char *why[] = { "", "malformed spawn fields", "bad cpu list", "too many cgroups", "empty argv" };
+    const char *why[] = { "", "malformed spawn fields", "bad cpu list", "too many cgroups", "empty argv", "warm-up count out of range (0-16)" };
     emit('F', id, now_ns(), STAGE_NONE, EINVAL, why[bad], strlen(why[bad]));
     free(r.argv);
     free(r.envp);
@@ -305,6 +352,7 @@ static void handle_spawn(long id, char *payload, size_t len) {
   sigset_t empty;
   sigemptyset(&empty);
 
+  int warmed = r.warmups > 0 && !live_children() ? warm_up(r.warmups, r.have_cpus ? &r.cpus : NULL) : 0;
   child_fail_stage = 0;
   child_fail_errno = 0;
   int64_t t0 = now_ns();
@@ -362,7 +410,9 @@ static void handle_spawn(long id, char *payload, size_t len) {
   if (c->in_fd >= 0) fcntl(c->in_fd, F_SETFL, O_NONBLOCK);
   watch(c->out_fd, ((uint64_t)slot << 2) | 1);
   watch(c->err_fd, ((uint64_t)slot << 2) | 2);
-  emit('S', id, t0, pid, t1, NULL, 0);
+  char warm_field[32];
+  int wlen = snprintf(warm_field, sizeof warm_field, "w=%d", warmed);
+  emit('S', id, t0, pid, t1, warm_field, (size_t)wlen);
   free(r.argv);
   free(r.envp);
 }
@@ -578,6 +628,10 @@ int main(int argc, char **argv) {
     printf("sandbench-launch protocol %d\n", PROTOCOL_VERSION);
     return 0;
   }
+  if (argc > 1 && strcmp(argv[1], "--noop") == 0) return 0;
+  ssize_t self_len = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+  if (self_len < 0) die("readlink /proc/self/exe");
+  self_exe[self_len] = 0;
   /* Never outlive the harness: if it dies, so do we (and the loop below kills our trees on EOF). */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() == 1) return 0;

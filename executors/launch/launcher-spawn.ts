@@ -8,7 +8,7 @@ import type { ExitInfo, RunningTrial, TimingPath } from '../../harness/contracts
 import { budgetProcsFiles } from './launch-controls.ts';
 import type { LauncherClient } from './launcher-client.ts';
 import { LineLog } from './line-splitter.ts';
-import { finishExit, KILL_GRACE_MS, type SpawnOptions } from './spawn-options.ts';
+import { finishExit, KILL_GRACE_MS, launchWarmups, type SpawnOptions } from './spawn-options.ts';
 
 const signalNames = new Map<number, string>(Object.entries(constants.signals).map(([name, number]) => [number, name]));
 
@@ -17,7 +17,7 @@ export interface LauncherTrial extends RunningTrial {
   started: Promise<void>;
 }
 
-export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions, timing: TimingPath): LauncherTrial {
+export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions, requestedTiming: TimingPath): LauncherTrial {
   if (options.argv.length === 0) throw new Error('spawnTrial: empty argv');
   const log = new LineLog();
   const env = options.clearEnv ? options.env ?? {} : { ...(process.env as Record<string, string>), ...options.env };
@@ -26,6 +26,8 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
   // and the exit always arrive after that report, so anything measured from them sees the final value.
   let tSpawnNs = process.hrtime.bigint();
   let pid: number | null = null;
+  // Completed by the spawn report with how many warm-up launches preceded the stamp.
+  let timing: TimingPath = requestedTiming;
   let timedOut = false;
   let finished = false;
   let resolveExit!: (info: ExitInfo) => void;
@@ -51,6 +53,7 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
       cgroupProcs,
       timeoutMs: options.timeoutMs,
       graceMs: KILL_GRACE_MS,
+      warmups: launchWarmups(),
     },
     {
       onEvent(event) {
@@ -58,6 +61,7 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
           case 'spawned':
             tSpawnNs = event.tNs;
             pid = event.pid;
+            timing = { ...requestedTiming, warmup_launches: event.warmups };
             resolveStarted();
             break;
           case 'output':
@@ -123,7 +127,9 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
     exit: exitPromise,
     kill,
     rootPids: () => (pid === null ? [] : [pid]),
-    timing,
+    get timing() {
+      return timing;
+    },
     started,
   };
 }

@@ -19,6 +19,22 @@ export interface SpawnOptions {
   classifyExit?: (info: ExitInfo, lines: readonly OutputLine[]) => ExitInfo['infraFailure'];
 }
 
+/**
+ * No-op launches the launcher runs right before a launch's stamp when it is otherwise idle: a launch
+ * after a pause costs more than one right after another (launcher/PROTOCOL.md, "Warm-up launches");
+ * three bring it back to the back-to-back figure hyperfine reports.
+ */
+export const WARMUP_LAUNCHES = 3;
+
+/** SANDBENCH_LAUNCH_WARMUPS=0..16 overrides the count (0 times cold launches, for comparison). */
+export function launchWarmups(): number {
+  const raw = process.env.SANDBENCH_LAUNCH_WARMUPS;
+  if (raw === undefined || raw === '') return WARMUP_LAUNCHES;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 16) throw new Error(`SANDBENCH_LAUNCH_WARMUPS=${raw}: give a whole number from 0 to 16 (default ${WARMUP_LAUNCHES})`);
+  return n;
+}
+
 /** Grace between SIGTERM and SIGKILL when tearing a tree down. */
 export const KILL_GRACE_MS = 2000;
 

@@ -8,12 +8,15 @@ import { median, medianAbsoluteDeviation } from 'simple-statistics';
 import type { TimingPath } from '../../harness/contracts/executor.ts';
 import { locateLauncher, nodePathForced } from './launcher-binary.ts';
 import { LauncherClient } from './launcher-client.ts';
+import { launchWarmups } from './spawn-options.ts';
 
 export interface Calibration {
   /** No-op launches timed (warmups excluded). */
   n: number;
   warmups: number;
   command: string[];
+  /** Untimed no-op launches the launcher ran before each (as before every trial launch). */
+  warmupLaunches: number;
   /** Pre-vfork stamp → waitid stamp of each no-op, ms. */
   samplesMs: number[];
   medianMs: number;
@@ -38,7 +41,8 @@ export function launchOnce(client: LauncherClient, argv: string[], cpus: string 
   return new Promise((resolve, reject) => {
     let t0 = 0n;
     client.spawn(
-      { argv, env: { PATH: '/usr/bin:/bin' }, stdin: 'none', cpus, timeoutMs: 10_000 },
+      // Warmed as every trial launch is, so the floor is measured in the trials' condition.
+      { argv, env: { PATH: '/usr/bin:/bin' }, stdin: 'none', cpus, timeoutMs: 10_000, warmups: launchWarmups() },
       {
         onEvent(event) {
           if (event.type === 'spawned') t0 = event.tNs;
@@ -64,7 +68,7 @@ export async function calibrate(client: LauncherClient, runs = CALIBRATION_RUNS,
     }
   }
   if (samplesMs.length === 0) throw new Error(`calibration: all ${runs} no-op launches of ${NOOP.join(' ')} failed`);
-  return { n: samplesMs.length, warmups, command: NOOP, samplesMs, medianMs: median(samplesMs), madMs: medianAbsoluteDeviation(samplesMs), failures };
+  return { n: samplesMs.length, warmups, command: NOOP, warmupLaunches: launchWarmups(), samplesMs, medianMs: median(samplesMs), madMs: medianAbsoluteDeviation(samplesMs), failures };
 }
 
 async function open(): Promise<TimingSession> {
@@ -138,6 +142,14 @@ export function timingPathOf(session: TimingSession | null): TimingPath {
   return { path: 'launcher', floor_median_ms: round(calibration.medianMs), floor_mad_ms: round(calibration.madMs), floor_n: calibration.n };
 }
 
+/**
+ * The run's timing path for records whose process is not one RunningTrial (a batch, a checkpoint's
+ * mechanism calls): which path launched their processes and the floor measured at run start.
+ */
+export function runTimingPath(): TimingPath {
+  return timingPathOf(settled);
+}
+
 /** For probe details (doctor, environment.json): strings only. */
 export async function timingDetails(): Promise<Record<string, string>> {
   const session = await freshTimingSession();
@@ -151,5 +163,6 @@ export async function timingDetails(): Promise<Record<string, string>> {
     launcher_floor_n: String(calibration.n),
     launcher_floor_failures: String(calibration.failures),
     launcher_floor_command: calibration.command.join(' '),
+    launcher_warmup_launches: String(calibration.warmupLaunches),
   };
 }

@@ -4,13 +4,16 @@
  * figures (restore times, PSS) are in facts.child_results.
  */
 import { median } from 'simple-statistics';
+import type { TimingPath } from '../../harness/contracts/executor.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
+import { runTimingPath } from '../../executors/launch/timing-session.ts';
 import type { CheckpointVerdict } from './checkpoint-judge.ts';
 import type { CheckpointObservation } from './checkpoint-observation.ts';
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
-export function checkpointRecord(base: TrialRecord, obs: CheckpointObservation, verdict: CheckpointVerdict): TrialRecord {
+/** `timing`: how the trial's processes were launched (the run's path and floor; restore times are the harness's stamps around each mechanism call, on the same clock). */
+export function checkpointRecord(base: TrialRecord, obs: CheckpointObservation, verdict: CheckpointVerdict, timing: TimingPath = runTimingPath()): TrialRecord {
   const k = obs.children;
   const metrics: Record<string, number> = {
     children_count: k,
@@ -49,6 +52,7 @@ export function checkpointRecord(base: TrialRecord, obs: CheckpointObservation, 
     notes,
     facts: {
       children: k,
+      timing,
       preserves: obs.preserves,
       parent_paused: obs.parentPaused,
       checkpoint: obs.imageFacts,

@@ -7,12 +7,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
+import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TimingPath, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
 import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
 import { CgroupBudget, type BudgetFacts } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import { releaseBarrier, type BarrierRelease } from '../../executors/launch/barrier.ts';
-import { harnessHelperPids } from '../../executors/launch/timing-session.ts';
+import { harnessHelperPids, runTimingPath } from '../../executors/launch/timing-session.ts';
 import { classifyWorker, DENSITY_READY, type WorkerOutcome } from './worker-outcome.ts';
 import { WORKER_SCRIPT } from './density-workspace.ts';
 
@@ -54,8 +54,13 @@ export interface DensityBatchResult {
   peak: PeakReport | null;
   oomKills: number;
   releaseSkewMs: number | null;
-  /** Which path wrote GO (the launcher's one C loop, or Node's event loop) and each write's offset from the first, ms. */
-  release: { path: BarrierRelease['path']; writeOffsetsMs: number[]; failedWrites: number } | null;
+  /**
+   * Which path wrote GO (the launcher's one C loop, or Node's event loop), the first write's host
+   * monotonic stamp (ns, as a string) and each write's offset from it, ms, in worker order.
+   */
+  release: { path: BarrierRelease['path']; firstWriteNs: string; writeOffsetsMs: number[]; failedWrites: number } | null;
+  /** How the batch's workers were launched and stamped (the run's path and floor); null before any launch. */
+  timing?: TimingPath | null;
   barrierMs: number | null;
   wallMs: number | null;
   prepareMs: number;
@@ -121,7 +126,7 @@ function readyOrGone(worker: Worker, deadline: Promise<void>): Promise<void> {
 function emptyResult(token: string, prepareMs: number, setupError: string): DensityBatchResult {
   return {
     token, workers: [], setupError, budget: null, membership: null, escaped: false, barrierMemoryBytes: null,
-    peak: null, oomKills: 0, releaseSkewMs: null, release: null, barrierMs: null, wallMs: null, prepareMs, loadAverage1m: null,
+    peak: null, oomKills: 0, releaseSkewMs: null, release: null, barrierMs: null, wallMs: null, prepareMs, loadAverage1m: null, timing: null,
   };
 }
 
@@ -225,8 +230,8 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
   const exits = await Promise.all(workers.map((w) => w.running?.exit ?? Promise.resolve(null)));
   const peak = sampler.stop();
   const oomKills = budget.oomKillCount();
-  const outcomes = workers.map((worker, i) =>
-    classifyWorker({
+  const outcomes = workers.map((worker, i) => ({
+    ...classifyWorker({
       index: worker.index,
       token: worker.token,
       payloadBytes: options.workload === 'useful' ? options.payloadMiB * 1024 * 1024 : 0,
@@ -238,12 +243,15 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
       budgetOomKills: oomKills,
       killedByHarness: worker.killedByHarness,
     }),
-  );
+    // Per worker: only a launch onto an idle launcher (the batch's first) runs warm-ups.
+    timing: worker.running?.timing ?? null,
+  }));
   // Wall ends once every worker is reaped and its result verified (pVisor: launch → all verified).
   const wallMs = msBetween(tLaunch, process.hrtime.bigint());
   return {
     token, workers: outcomes, setupError: null, budget: budget.facts(), membership, escaped, barrierMemoryBytes, peak, oomKills,
     releaseSkewMs, release: released?.summary ?? null, barrierMs: msBetween(tLaunch, tBarrier), wallMs, prepareMs, loadAverage1m,
+    timing: runTimingPath(),
   };
 }
 
@@ -261,6 +269,6 @@ async function release(workers: Worker[]): Promise<{ skewMs: number | null; summ
   const first = result.writes.reduce((min, w) => (w.tNs < min ? w.tNs : min), result.writes[0]!.tNs);
   return {
     skewMs: result.skewMs,
-    summary: { path: result.path, writeOffsetsMs: result.writes.map((w) => msBetween(first, w.tNs)), failedWrites: result.writes.filter((w) => !w.ok).length },
+    summary: { path: result.path, firstWriteNs: first.toString(), writeOffsetsMs: result.writes.map((w) => msBetween(first, w.tNs)), failedWrites: result.writes.filter((w) => !w.ok).length },
   };
 }

@@ -82,6 +82,11 @@ export function densityRecord(base: TrialRecord, params: { workload: string; con
       budget: result.budget,
       membership: result.membership,
       peak: result.peak,
+      // The GO release as the launcher (or Node) stamped it: path, each write's offset, skew (issue 14).
+      release: result.release
+        ? { path: result.release.path, skew_ms: result.releaseSkewMs, first_write_ns: result.release.firstWriteNs, write_offsets_ms: result.release.writeOffsetsMs, failed_writes: result.release.failedWrites, load_average_1m: result.loadAverage1m }
+        : null,
+      timing: result.timing ?? null,
     },
   };
 }

@@ -2,7 +2,7 @@
  * Classifies one density worker from what the host saw: its lines, its exit, whether it was
  * released, and whether the budget recorded OOM kills. Pure, so every rule is unit-tested.
  */
-import type { ExitInfo, OutputLine } from '../../harness/contracts/executor.ts';
+import type { ExitInfo, OutputLine, TimingPath } from '../../harness/contracts/executor.ts';
 
 export const DENSITY_READY = 'PVISOR_DENSITY_READY';
 export const DENSITY_RESULT = 'PVISOR_DENSITY_RESULT';
@@ -20,6 +20,8 @@ export interface WorkerOutcome {
   ready_ms: number | null;
   exit_code: number | null;
   signal: string | null;
+  /** How this worker was launched and stamped (set by the batch; absent from the pure classification). */
+  timing?: TimingPath | null;
 }
 
 export interface MarkerPayload {

@@ -91,12 +91,14 @@ export async function pullImage(store: PodmanStore, reference: string, timeoutMs
   return { exitCode: typeof result.exitCode === 'number' ? result.exitCode : null, stderr: String(result.stderr).trim() };
 }
 
-export function launchFullShell(store: PodmanStore, reference: string, runId: string, name: string, argv: string[], timeoutMs: number, prefix: string[] = []): RunningTrial {
+/** `cpus` pins the podman client (and so the container it starts) through the launcher, before exec. */
+export function launchFullShell(store: PodmanStore, reference: string, runId: string, name: string, argv: string[], timeoutMs: number, cpus: string | null = null): RunningTrial {
   const full = runArgv(store, reference, runId, name, argv);
   return spawnTrial({
-    argv: [...prefix, ...full],
+    argv: full,
     stdin: 'none',
     timeoutMs,
+    controls: { cpus, budget: null },
     onKill: async () => {
       await execa(full[0]!, [...podmanGlobalArgs(store).slice(1), 'rm', '--force', name], { reject: false });
     },

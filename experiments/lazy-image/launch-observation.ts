@@ -4,7 +4,7 @@
  * `podman pull`), for a warm launch the shell's own spawn, so cold includes making the image
  * available to the client and warm does not need to.
  */
-import type { ExitInfo, OutputLine, RunningTrial } from '../../harness/contracts/executor.ts';
+import type { ExitInfo, OutputLine, RunningTrial, TimingPath } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 
 export const LAZY_READY_MARKER = 'LAZY_READY';
@@ -20,6 +20,8 @@ export interface LaunchObservation {
   completionMs: number;
   readyCount: number;
   resultCount: number;
+  /** How the shell was launched and stamped (launcher or Node path, the launcher's floor). */
+  timing?: TimingPath;
 }
 
 const msSince = (t0: bigint, t: bigint) => Number(t - t0) / 1e6;
@@ -37,6 +39,7 @@ export async function observeLaunch(running: RunningTrial, t0: bigint): Promise<
     completionMs: msSince(t0, exit.tExitNs),
     readyCount: ready.length,
     resultCount: result.length,
+    timing: running.timing ?? { path: 'node' },
   };
 }
 

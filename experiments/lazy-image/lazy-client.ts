@@ -180,10 +180,9 @@ export async function mountLazyRoot(options: MountOptions): Promise<LazyMount> {
 }
 
 /** bwrap with the lazy mount as read-only root, no network, own PID namespace. */
-export function lazyShellArgv(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>, argv: string[], prefix: string[] = []): string[] {
+export function lazyShellArgv(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>, argv: string[]): string[] {
   const rootDir = mount.rootDir;
   return [
-    ...prefix,
     // nsenter only execs (no fork): the shell starts in the client's namespace, where the root is mounted.
     'nsenter', '-t', String(mount.namespacePid), '-m', '--',
     'bwrap',
@@ -207,7 +206,10 @@ export function lazyShellArgv(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>
   ];
 }
 
-/** Launch the shell on a mounted lazy root (timed from just before this spawn). */
-export function launchLazyShell(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>, argv: string[], timeoutMs: number, prefix: string[] = []): RunningTrial {
-  return spawnTrial({ argv: lazyShellArgv(mount, argv, prefix), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: 'none', timeoutMs });
+/**
+ * Launch the shell on a mounted lazy root (timed from just before this spawn). `cpus` pins it as
+ * every executor's trials are: applied by the launcher before exec (no `taskset` exec in the timing).
+ */
+export function launchLazyShell(mount: Pick<LazyMount, 'rootDir' | 'namespacePid'>, argv: string[], timeoutMs: number, cpus: string | null = null): RunningTrial {
+  return spawnTrial({ argv: lazyShellArgv(mount, argv), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: 'none', timeoutMs, controls: { cpus, budget: null } });
 }

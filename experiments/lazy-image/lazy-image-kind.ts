@@ -15,14 +15,11 @@ import { openCampaign, probeLazyTools, type LazyCampaign } from './lazy-campaign
 import { lazySpecSection } from './lazy-spec.ts';
 import { buildLazyPlan, type CacheState, type LazyVariant } from './lazy-plan.ts';
 import { lazyImageKindAnalysis } from './lazy-image-analysis.ts';
+import { timingSession } from '../../executors/launch/timing-session.ts';
 
 const campaigns = new Map<string, LazyCampaign>();
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-function cpuPrefix(spec: Spec): string[] {
-  return spec.controls.cpus ? ['taskset', '-c', spec.controls.cpus] : [];
-}
 
 function taskArgv(spec: Spec): string[] {
   return spec.task.argv ?? LAZY_TASK_ARGV;
@@ -65,7 +62,7 @@ async function runLazyLaunch(ctx: ExperimentContext, campaign: LazyCampaign, sta
     }
     campaign.content.reset();
   }
-  const running = launchLazyShell(campaign.lazyMount, taskArgv(spec), spec.timeout, cpuPrefix(spec));
+  const running = launchLazyShell(campaign.lazyMount, taskArgv(spec), spec.timeout, spec.controls.cpus);
   outcome.tShellNs = running.tSpawnNs;
   outcome.t0 ??= running.tSpawnNs;
   outcome.observation = await observeLaunch(running, outcome.t0);
@@ -100,7 +97,7 @@ async function runFullLaunch(ctx: ExperimentContext, campaign: LazyCampaign, sta
   }
   outcome.facts.manifest_digest = campaign.oci.manifestDigest;
   const container = `sandbench-${ctx.run.runId}-${name}`;
-  const running = launchFullShell(campaign.fullStore, reference, ctx.run.runId, container, taskArgv(spec), spec.timeout, cpuPrefix(spec));
+  const running = launchFullShell(campaign.fullStore, reference, ctx.run.runId, container, taskArgv(spec), spec.timeout, spec.controls.cpus);
   outcome.tShellNs = running.tSpawnNs;
   outcome.t0 ??= running.tSpawnNs;
   outcome.observation = await observeLaunch(running, outcome.t0);
@@ -132,6 +129,8 @@ export const lazyImageExperiment: Experiment = {
   // The experiment drives its own clients (httpfs2 + bwrap, podman with a private store): no shared executor to prepare.
   executorArms: () => [],
   async prepare(ctx) {
+    // No executor probe opens the run's launcher for this kind: open it here, so every launch is stamped by it.
+    await timingSession();
     if (campaigns.has(ctx.run.runId)) return;
     const tools = await probeLazyTools();
     ctx.run.log(`lazy-image tools: ${JSON.stringify(tools)}`);

@@ -130,6 +130,7 @@ export function toRecord(planned: PlannedTrial, runId: string, campaign: Campaig
     facts: {
       ...outcome.facts,
       phase: planned.params?.phase ?? null,
+      timing: obs?.timing ?? null,
       // The campaign is invalid iff any of its records says so: the analysis reads the last/any record.
       campaign_valid: campaign ? campaign.invalidReasons.length === 0 : false,
       campaign_invalid_reasons: campaign ? [...campaign.invalidReasons] : ['no campaign'],

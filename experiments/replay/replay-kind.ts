@@ -10,11 +10,10 @@ import { baseRecord } from '../trial-experiment.ts';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { affinityArgv } from '../../harness/controls/cpu-affinity.ts';
 import { armLabel, TRIAL_SCHEMA_VERSION, type ArmRef, type FailureCategory, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import { spawnTrial } from '../../executors/spawn-trial.ts';
+import { startTrial } from '../../executors/spawn-trial.ts';
 import type { ExitInfo } from '../../harness/contracts/executor.ts';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { isReplayAgent, type ReplayAgent } from './agents.ts';
@@ -124,16 +123,15 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
   const outputDir = join(attemptDir, 'out');
   try {
     const cpus = ctx.spec.controls.cpus;
-    const argv = [
-      ...(cpus ? affinityArgv(cpus) : []),
-      ...subjectArgv(subject, { agent, trajectory: entry.path, workspace: entry.workspace, outputDir, stateDir: join(attemptDir, 'state') }, {
-        command: status.command,
-        entry: replaySection(ctx.spec).preparer_entry,
-        bundlePath: fixtures.bundle?.path ?? null,
-      }),
-    ];
+    const argv = subjectArgv(subject, { agent, trajectory: entry.path, workspace: entry.workspace, outputDir, stateDir: join(attemptDir, 'state') }, {
+      command: status.command,
+      entry: replaySection(ctx.spec).preparer_entry,
+      bundlePath: fixtures.bundle?.path ?? null,
+    });
     const before = await snapshotWorkspace(entry.workspace);
-    const running = spawnTrial({ argv, cwd: entry.workspace, stdin: 'none', timeoutMs: ctx.spec.timeout });
+    // Pinned like every executor's trial: the launcher applies the affinity before exec (no taskset exec
+    // timed). startTrial, not spawnTrial: replay probes no executor, so the first attempt opens the launcher.
+    const running = await startTrial({ argv, cwd: entry.workspace, stdin: 'none', timeoutMs: ctx.spec.timeout, controls: { cpus: cpus ?? null, budget: null } });
     const exit = await running.exit;
     const completionMs = Number(exit.tExitNs - running.tSpawnNs) / 1e6;
     const after = await snapshotWorkspace(entry.workspace);
@@ -145,6 +143,8 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
     record.facts = {
       ...record.facts,
       argv,
+      cpus: cpus ?? null,
+      timing: running.timing ?? { path: 'node' },
       workspace_digest_baseline: entry.workspaceDigest,
       workspace_digest_before: before.digest,
       workspace_digest_after: after.digest,

@@ -178,6 +178,8 @@ export interface TimingPath {
   floor_median_ms?: number;
   floor_mad_ms?: number;
   floor_n?: number;
+  /** Launcher: untimed no-op launches run right before this launch's stamp (0 when it followed other work). */
+  warmup_launches?: number;
 }
 
 /** What the task changed, relative to /workspace. */

@@ -105,6 +105,9 @@ describe('trials', () => {
       expect(record.validity.no_marker_files).toBe('pass');
       expect(record.metrics.completion_ms).toBeGreaterThan(0);
       expect(record.facts.trajectory_sha256).toMatch(/^[0-9a-f]{64}$/);
+      // How it was timed (issue 14), and affinity goes through the launcher, not a taskset exec.
+      expect((record.facts.timing as { path: string }).path).toBe(process.env.SANDBENCH_TIMING_PATH === 'node' ? 'node' : 'launcher');
+      expect((record.facts.argv as string[])[0]).not.toBe('taskset');
     }
     const subjects = JSON.parse(await readFile(join(bundleDir, 'replay', 'subjects.json'), 'utf8')) as { subjects: { subject: string; available: boolean }[] };
     expect(subjects.subjects.map((s) => s.subject)).toEqual(['sandbench', 'pvisor-replay']);
