@@ -65,8 +65,9 @@ export function readShardBundle(given: string): ShardBundle {
   }
   return {
     dir: given,
-    // plan.json as written (the schema keeps unknown keys); its exact bytes travel in `provenance`.
-    plan: bundle.plan as unknown as ShardedPlan,
+    // plan.json as written, not the reader's parsed copy: zod's output reorders keys, and the parent
+    // plan digest is over the shards' trials exactly as recorded.
+    plan: JSON.parse(provenance.get(BUNDLE_FILES.plan)!) as ShardedPlan,
     resolved: bundle.resolved,
     records: bundle.journal,
     manifest,
