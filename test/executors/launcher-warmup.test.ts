@@ -3,7 +3,9 @@
  * the spawn event and in the trial's timing facts, never mistaken for the trial (its exit, its output),
  * and never left behind as zombies.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateLauncher } from '../../executors/launch/launcher-binary.ts';
 import { LauncherClient } from '../../executors/launch/launcher-client.ts';
@@ -48,9 +50,11 @@ function childrenOf(pid: number): { pid: number; state: string }[] {
 
 describe('launcher warm-up launches', () => {
   let client: LauncherClient;
+  let binaryPath = '';
   beforeAll(async () => {
     const binary = await locateLauncher();
     if (!binary.ok) throw new Error(binary.reason);
+    binaryPath = binary.path;
     client = await LauncherClient.start(binary.path);
   });
   afterAll(async () => {
@@ -80,6 +84,23 @@ describe('launcher warm-up launches', () => {
     await longExit;
     const after = await launch(client, { argv: ['true'], warmups: 2 });
     expect(after.find((e) => e.type === 'spawned')).toMatchObject({ warmups: 2 });
+  });
+
+  it('keeps warming up after a rebuild renamed a new binary over the running one (it re-executes /proc/self/exe)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbench-warmup-'));
+    const copy = join(dir, 'sandbench-launch');
+    copyFileSync(binaryPath, copy);
+    chmodSync(copy, 0o755);
+    const own = await LauncherClient.start(copy);
+    try {
+      writeFileSync(join(dir, 'replacement'), 'not a launcher\n');
+      renameSync(join(dir, 'replacement'), copy);
+      const events = await launch(own, { argv: ['true'], warmups: 2 });
+      expect(events.find((e) => e.type === 'spawned')).toMatchObject({ warmups: 2 });
+    } finally {
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a warm-up count out of range as a request error', async () => {
