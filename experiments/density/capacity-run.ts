@@ -12,7 +12,7 @@ import type { RunContext } from '../../harness/contracts/executor.ts';
 import type { ExecutorFactory } from '../../harness/contracts/wiring.ts';
 import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { JournalWriter } from '../../harness/journal/journal.ts';
-import type { ArmRef, TrialRecord } from '../../harness/journal/trial-record.ts';
+import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { newRunId, prepareBundleDir } from '../../harness/run/bundle-dir.ts';
 import { acquireRunLock } from '../../harness/run/run-lock.ts';
@@ -180,7 +180,7 @@ export async function runCapacity(request: CapacityRequest): Promise<{ dir: stri
 /** The terminal answer: the bracket first, then the batches that decided each end, then every probe. */
 export function formatCapacity(report: CapacityReport): string {
   const { bracket } = report;
-  const arm = report.arm.variant ? `${report.arm.backend}:${report.arm.variant}` : report.arm.backend;
+  const arm = armLabel(report.arm);
   const low = bracket.largest_passing === null ? `none (N=${report.range.from} already fails)` : String(bracket.largest_passing);
   const high = bracket.smallest_failing === null ? `none up to ${report.range.to} (capacity >= ${report.range.to})` : String(bracket.smallest_failing);
   const lines = [
