@@ -2,7 +2,7 @@
  * environment.json: the machine, the tools and the image a run used. `compare` and `gate` refuse to
  * compare bundles whose fingerprints differ on the keys in `fingerprint`.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUNDLE_FILES } from '../bundle/layout.ts';
 import type { TaskImage } from '../image/task-image.ts';
@@ -28,6 +28,25 @@ export interface EnvironmentRecord {
    * `fingerprint`: between two arms or two runs this is the intended difference, not the environment.
    */
   arms?: Record<string, ArmEnvironment>;
+  /** The harness's CPU scheduling class (inherited by every launch): `chrt -f` keeps a shared host's load from preempting launches. */
+  scheduling?: SchedulingFacts;
+}
+
+export interface SchedulingFacts {
+  policy: string;
+  rt_priority: number;
+  nice: number;
+}
+
+const POLICIES = ['SCHED_OTHER', 'SCHED_FIFO', 'SCHED_RR', 'SCHED_BATCH', 'SCHED_ISO', 'SCHED_IDLE', 'SCHED_DEADLINE'];
+
+/** From /proc/self/stat (fields after the parenthesised comm: nice is 19, rt_priority 40, policy 41). */
+export function schedulingFacts(stat: string = readFileSync('/proc/self/stat', 'utf8')): SchedulingFacts | undefined {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const field = (n: number) => Number(fields[n - 3]);
+  const policy = field(41);
+  if (!Number.isInteger(policy)) return undefined;
+  return { policy: POLICIES[policy] ?? `policy ${policy}`, rt_priority: field(40), nice: field(19) };
 }
 
 export interface ArmEnvironment {
@@ -90,6 +109,7 @@ export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], 
       accelerator,
     },
     ...(arms.length > 0 ? { arms: armRecords } : {}),
+    scheduling: schedulingFacts(),
   };
 }
 
