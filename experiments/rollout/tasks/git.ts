@@ -18,7 +18,8 @@ export async function gitIn(cwd: string, args: readonly string[], opts: { input?
   const env = { ...isolatedGitEnv(cwd), GIT_OPTIONAL_LOCKS: '0', GIT_CEILING_DIRECTORIES: dirname(cwd), ...opts.env };
   const options: Options = { cwd, env, extendEnv: true, reject: false, stripFinalNewline: false, ...(opts.input !== undefined ? { input: opts.input } : {}) };
   const result = await execa('git', args, options);
-  const out = { exitCode: result.exitCode ?? -1, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+  // a spawn failure (no git, no cwd) has no exit code: its message stands in for stderr
+  const out = { exitCode: result.exitCode ?? -1, stdout: String(result.stdout ?? ''), stderr: String(result.stderr || (result.exitCode === undefined ? result.message : '')) };
   if (opts.reject !== false && out.exitCode !== 0) throw new Error(`git ${args.join(' ')} (in ${cwd}) exited ${out.exitCode}: ${out.stderr.trim().split('\n')[0]}`);
   return out;
 }

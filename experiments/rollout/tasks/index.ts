@@ -13,22 +13,32 @@
  * generated from data/rollout-tasks/swe-fixture-repos. A `.jsonl` path: SWE-bench / SWE-Gym
  * instances on local repositories (swe-bench.ts). Every task's evaluator is a UnittestEvaluator.
  */
+import { existsSync } from 'node:fs';
 import { UserError } from '../../../harness/errors.ts';
 import type { TaskSet } from '../task-contract.ts';
 import { loadBuiltinTaskSet } from './builtin.ts';
+import { loadSweTaskSet, SWE_FIXTURE_JSONL, type RepoSource } from './swe-bench.ts';
 
 export { loadBuiltinTaskSet, readBuiltinTasks, BUILTIN_SCRIPT, BUILTIN_TASKS_DIR } from './builtin.ts';
+export { loadSweTaskSet, SWE_FIXTURE_JSONL, type RepoSource } from './swe-bench.ts';
+export { parseSweInstances, readSweInstances, type SweInstance } from './swe-instances.ts';
 export { UnittestEvaluator, SCORE_DIR } from './unittest-evaluator.ts';
 export { diffCandidate } from './candidate-diff.ts';
 
-export const TASK_SET_NAMES = ['builtin'] as const;
+export const TASK_SET_NAMES = ['builtin', 'swe-fixture'] as const;
 
 export interface LoadTaskSetOptions {
   readonly cacheDir: string;
+  readonly repos?: RepoSource;
   readonly log?: (line: string) => void;
 }
 
 export async function loadTaskSet(ref: string, opts: LoadTaskSetOptions): Promise<TaskSet> {
   if (ref === 'builtin') return loadBuiltinTaskSet(opts);
+  if (ref === 'swe-fixture') return loadSweTaskSet(SWE_FIXTURE_JSONL, opts);
+  if (ref.endsWith('.jsonl')) {
+    if (!existsSync(ref)) throw new UserError(`rollout.tasks: ${ref} does not exist (give a SWE-bench-format .jsonl file, or one of ${TASK_SET_NAMES.join(', ')})`);
+    return loadSweTaskSet(ref, opts);
+  }
   throw new UserError(`rollout.tasks: unknown task set "${ref}"; expected ${TASK_SET_NAMES.join(' or ')}, or the path of a SWE-bench-format .jsonl file`);
 }
