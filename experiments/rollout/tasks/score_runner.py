@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
@@ -88,8 +87,9 @@ def main():
     with open(sys.argv[1], encoding="utf-8") as handle:
         config = json.load(handle)
     timeout = float(config.get("timeout_s", 300))
-    fd, results_path = tempfile.mkstemp(prefix="sandbench-score-", suffix=".jsonl")
-    os.close(fd)
+    # beside the config, inside the workspace: the one place every scoring sandbox lets us write
+    results_path = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "results.jsonl")
+    open(results_path, "w").close()
     started = time.monotonic()
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     child_status = "exited"
