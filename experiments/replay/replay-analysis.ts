@@ -48,9 +48,9 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   const cohort = input.resolved.run_id;
   const replay = replaySection(spec);
   // bundles recorded before issue 19 have no mode: they are prepare-only
-  const replayOnly = replay.mode === 'replay-only';
+  const replayOnly = replay.mode === 'replay-only' || replay.mode === 'continue';
   const scope = replayOnly
-    ? `replay-only; after-step ${EFFECTS_PREFIX_CALLS} (effects task); ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`
+    ? `${replay.mode}; after-step ${EFFECTS_PREFIX_CALLS} (effects task); ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`
     : `prepare-only; after-step 1; ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`;
   const rows: Cell[][] = [];
   const evidence: EvidenceRow[] = [];

@@ -25,8 +25,8 @@ import { pvisorEvidence, sandbenchEvidence } from './subject-evidence.ts';
 import { subjectArgv, subjectStatus, type ReplaySubject, type SubjectStatus } from './subjects.ts';
 import { snapshotDifference, snapshotWorkspace } from './workspace-snapshot.ts';
 import { replayKindAnalysis } from './replay-analysis.ts';
-import { replaySpecSection } from './replay-spec.ts';
 import { buildReplayOnlyPlan, dropReplayOnly, prepareReplayOnly, runReplayOnlyTrial } from './reexecute/replay-only-kind.ts';
+import { replaySpecSection } from './replay-spec.ts';
 
 const replayMode = (spec: Spec) => replaySection(spec).mode;
 
@@ -197,18 +197,18 @@ export const replayExperiment: Experiment = {
   analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {
-    if (replayMode(spec) === 'replay-only') return buildReplayOnlyPlan(spec);
+    if (replayMode(spec) !== 'prepare-only') return buildReplayOnlyPlan(spec);
     return buildReplayPlan(spec, resolveSubjects(spec).available);
   },
 
   /** prepare-only subjects are plain host processes spawned here: nothing to probe. replay-only
    *  re-executes the prefix on each spec arm's backend. */
   executorArms(spec: Spec): ArmRef[] {
-    return replayMode(spec) === 'replay-only' && replaySection(spec).subjects.includes('sandbench') ? specArms(spec) : [];
+    return replayMode(spec) !== 'prepare-only' && replaySection(spec).subjects.includes('sandbench') ? specArms(spec) : [];
   },
 
   async prepare(ctx: ExperimentContext): Promise<void> {
-    if (replayMode(ctx.spec) === 'replay-only') return prepareReplayOnly(ctx);
+    if (replayMode(ctx.spec) !== 'prepare-only') return prepareReplayOnly(ctx);
     const fixtures = await ensureFixtures(ctx);
     const subjects = await describeSubjects(ctx.spec, fixtures);
     for (const skipped of resolveSubjects(ctx.spec).skipped) ctx.run.log(`replay: skipping subject ${skipped.subject}: ${skipped.reason}`);
@@ -216,7 +216,7 @@ export const replayExperiment: Experiment = {
   },
 
   async runTrial(planned: PlannedTrial, ctx: ExperimentContext): Promise<TrialRecord> {
-    if (replayMode(ctx.spec) === 'replay-only') return runReplayOnlyTrial(planned, ctx);
+    if (replayMode(ctx.spec) !== 'prepare-only') return runReplayOnlyTrial(planned, ctx);
     try {
       const fixtures = await ensureFixtures(ctx);
       const target = targetOf(planned, fixtures);
@@ -228,7 +228,7 @@ export const replayExperiment: Experiment = {
   },
 
   async teardown(ctx: ExperimentContext): Promise<void> {
-    dropReplayOnly(ctx);
+    await dropReplayOnly(ctx);
     await dropFixtures(ctx);
   },
 };

@@ -16,8 +16,9 @@ export const ReplaySpecSchema = z
     preparer_entry: z.enum(['bundle', 'snapshot', 'tsx-lean', 'cli']).default('bundle'),
     /** What a trial does (issue 19): `prepare-only` parses and cuts, executing nothing (issue 6);
      *  `replay-only` re-executes the prefix's tool calls in a fresh workspace on each spec arm's
-     *  backend and stops before the next model request. */
-    mode: z.enum(['prepare-only', 'replay-only']).default('prepare-only'),
+     *  backend and stops before the next model request; `continue` replays the same way, then the
+     *  built-in agent continues from the replayed prefix against the scripted model service. */
+    mode: z.enum(['prepare-only', 'replay-only', 'continue']).default('prepare-only'),
     /** pvisor-replay --replay-only needs the exact agent release a format pins (codex 0.149.0, ...):
      *  agent → that executable. Agents without one have no pvisor-replay arm (reason recorded). */
     pvisor_agent_entrypoints: z.record(z.string(), z.string().min(1)).default({}),

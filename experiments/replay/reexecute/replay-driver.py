@@ -6,6 +6,10 @@ Runs inside the sandbox with /workspace as working directory: reads the calls fi
 and prints one `REPLAY_CALL {json}` line per call (exit code, output, in-sandbox monotonic duration)
 before `REFERENCE_RESULT {json}`. It stops there: the next step would be a model request. Only the
 standard library, so every backend's image (Debian python3) runs it unchanged.
+
+With `--meta DIR` (mode continue) it also writes what a continuing agent needs into DIR: the
+prompt (`prompt.txt`) and the prefix as chat messages carrying the REPLAYED observations
+(`history.json`, the built-in agent's --resume-from; tool content in its `<returncode>` form).
 """
 import base64
 import json
@@ -17,7 +21,10 @@ import time
 
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as handle:
-        calls = json.load(handle)["calls"]
+        document = json.load(handle)
+    calls = document["calls"]
+    meta = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--meta" else None
+    history = []
     shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
     print("REFERENCE_READY", flush=True)
     started = time.monotonic_ns()
@@ -34,7 +41,16 @@ def main() -> int:
             "duration_ns": t1 - t0,
         }
         print("REPLAY_CALL " + json.dumps(line), flush=True)
+        call_id = call["id"]
+        history.append({"role": "assistant", "content": None, "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": call["command"]})}}]})
+        history.append({"role": "tool", "tool_call_id": call_id, "content": "<returncode>%d</returncode>\n%s" % (done.returncode, done.stdout.decode("utf-8", "replace"))})
     print("REFERENCE_RESULT " + json.dumps({"calls": len(calls), "shell": shell, "total_ns": time.monotonic_ns() - started}), flush=True)
+    if meta is not None:
+        os.makedirs(meta, exist_ok=True)
+        with open(os.path.join(meta, "prompt.txt"), "w", encoding="utf-8") as handle:
+            handle.write(document.get("prompt", ""))
+        with open(os.path.join(meta, "history.json"), "w", encoding="utf-8") as handle:
+            json.dump({"messages": history}, handle)
     return 0
 
 

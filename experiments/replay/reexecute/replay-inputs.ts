@@ -17,6 +17,12 @@ import type { FixtureEntry } from '../replay-fixtures.ts';
 import type { RecordedCall } from './fidelity.ts';
 
 export const DRIVER_SOURCE = join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute', 'replay-driver.py');
+/** Mode continue also runs these from the mount: its entry script, the built-in agent, the forwarder. */
+const CONTINUE_SOURCES = {
+  'continue.sh': join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute', 'continue.sh'),
+  'agent.py': join(PROJECT_ROOT, 'experiments', 'rollout', 'agent', 'agent.py'),
+  'forwarder.py': join(PROJECT_ROOT, 'services', 'model', 'forwarder.py'),
+};
 export const REPLAY_MOUNT_TARGET = `${SANDBOX_MOUNT_ROOT}/replay`;
 
 export interface PrefixInput {
@@ -50,16 +56,22 @@ export function prefixInput(entry: FixtureEntry): Omit<PrefixInput, 'callsTarget
   return { entry, calls, unsupported };
 }
 
-export function buildReplayInputs(scratchDir: string, entries: Iterable<FixtureEntry>): ReplayInputs {
+export function buildReplayInputs(scratchDir: string, entries: Iterable<FixtureEntry>, withContinuation = false): ReplayInputs {
   const root = join(scratchDir, 'reexecute');
   mkdirSync(join(root, 'calls'), { recursive: true });
   copyFileSync(DRIVER_SOURCE, join(root, 'replay-driver.py'));
   const key = createHash('sha256').update(readFileSync(DRIVER_SOURCE));
+  if (withContinuation) {
+    for (const [name, source] of Object.entries(CONTINUE_SOURCES)) {
+      copyFileSync(source, join(root, name));
+      key.update(`${name}\0`).update(readFileSync(source));
+    }
+  }
   const prefixes = new Map<string, PrefixInput>();
   for (const entry of entries) {
     const input = prefixInput(entry);
     const name = `${entry.agent}-task-${entry.index}.json`;
-    const text = `${JSON.stringify({ calls: input.calls.map((c) => ({ id: c.id, command: c.command })) })}\n`;
+    const text = `${JSON.stringify({ prompt: entry.task.userText, calls: input.calls.map((c) => ({ id: c.id, command: c.command })) })}\n`;
     writeFileSync(join(root, 'calls', name), text);
     key.update(`${name}\0${text}`);
     prefixes.set(`${entry.agent}/${entry.index}`, { ...input, callsTarget: `${REPLAY_MOUNT_TARGET}/calls/${name}` });

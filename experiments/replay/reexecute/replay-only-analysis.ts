@@ -128,7 +128,7 @@ export function replayOnlyAnalysis(input: AnalysisInput, records: readonly Trial
     const categories = [...group(arm.filter((r) => r.outcome !== 'ok'), (r) => String(r.facts.replay_failure_category ?? r.failure_category ?? 'unknown')).entries()].map(([k, v]) => `${k}:${v.length}`).join(' ');
     const label = `${first.arm.backend}:${first.arm.variant ?? ''}`;
     rows.push([
-      'replay-only', subjectOf(first), backendOf(first), first.arm.variant ?? null, arm.length, ok.length,
+      String(first.facts.mode ?? 'replay-only'), subjectOf(first), backendOf(first), first.arm.variant ?? null, arm.length, ok.length,
       arm.filter((r) => r.outcome === 'failed').length, arm.filter((r) => r.outcome === 'invalid').length, categories || null,
       ...completion, ...perCall, summarize(metricOf(ok, 'replay_ms')).overall_p50, summarize(metricOf(ok, 'ready_ms')).overall_p50,
       counts.judged, counts.identical, counts.expected, counts.unexpected, scope, cohort,

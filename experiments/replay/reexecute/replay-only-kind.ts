@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { stateDir } from '../../../harness/state-dir.ts';
+import { runScratchDir, stateDir } from '../../../harness/state-dir.ts';
 import type { ExperimentContext } from '../../../harness/contracts/experiment-kind.ts';
 import type { TaskCommand, TrialContext } from '../../../harness/contracts/executor.ts';
 import { UserError } from '../../../harness/errors.ts';
@@ -23,6 +23,8 @@ import { pvisorReplayStatus } from '../subjects.ts';
 import { runPvisorReplayOnly } from './pvisor-replay-only.ts';
 import { buildReplayInputs, type ReplayInputs } from './replay-inputs.ts';
 import { runReplayOnly } from './replay-only-trial.ts';
+import { continuationJudge, continuationScript, continueTaskId } from './continuation.ts';
+import { MODEL_JOURNAL_FILE, startModelService, type ModelService } from '../../../services/model/index.ts';
 
 export const PVISOR_SUBJECT = 'pvisor-replay';
 
@@ -36,6 +38,10 @@ export function pvisorEntrypoint(spec: Spec, agent: string): string | undefined 
 export function pvisorAgents(spec: Spec): { agents: string[]; skipped: { agent: string; reason: string }[] } {
   const replay = replaySection(spec);
   if (!replay.subjects.includes('pvisor-replay')) return { agents: [], skipped: [] };
+  if (replay.mode === 'continue') {
+    // its live continuation drives the pinned agent CLI itself; not wired to the model service here
+    return { agents: [], skipped: replay.agents.map((agent) => ({ agent, reason: 'mode continue: pvisor-replay live continuation (the pinned agent CLI against the model service) is not wired in this build' })) };
+  }
   const status = pvisorReplayStatus();
   const skipped: { agent: string; reason: string }[] = [];
   const agents: string[] = [];
@@ -82,11 +88,14 @@ export function buildReplayOnlyPlan(spec: Spec): Plan {
 }
 
 const inputsCache = new Map<string, Promise<ReplayInputs>>();
+/** Mode continue: the run's model service (one for every trial; traffic split by attempt). */
+const services = new Map<string, ModelService>();
 
 async function inputsFor(ctx: ExperimentContext): Promise<ReplayInputs> {
   let pending = inputsCache.get(ctx.run.runId);
   if (!pending) {
-    pending = ensureFixtures(ctx).then((fixtures) => buildReplayInputs(fixtures.scratchDir, fixtures.entries.values()));
+    const continuing = replaySection(ctx.spec).mode === 'continue';
+    pending = ensureFixtures(ctx).then((fixtures) => buildReplayInputs(fixtures.scratchDir, fixtures.entries.values(), continuing));
     inputsCache.set(ctx.run.runId, pending);
     pending.catch(() => inputsCache.delete(ctx.run.runId));
   }
@@ -95,12 +104,19 @@ async function inputsFor(ctx: ExperimentContext): Promise<ReplayInputs> {
 
 export async function prepareReplayOnly(ctx: ExperimentContext): Promise<void> {
   const inputs = await inputsFor(ctx);
+  if (replaySection(ctx.spec).mode === 'continue' && !services.has(ctx.run.runId)) {
+    const socketDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'model');
+    mkdirSync(socketDir, { recursive: true });
+    const service = await startModelService({ script: continuationScript(inputs.prefixes.values()), socketDir, port: 0, slots: 2, journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE) });
+    services.set(ctx.run.runId, service);
+    ctx.run.cleanup.register('process', 'replay continue model service', () => service.close());
+  }
   const pvisor = pvisorAgents(ctx.spec);
   for (const skip of pvisor.skipped) ctx.run.log(`replay-only: no pvisor-replay arm for ${skip.agent}: ${skip.reason}`);
   const status = pvisorReplayStatus();
   const entrypoints = Object.fromEntries(pvisor.agents.map((agent) => [agent, pvisorEntrypoint(ctx.spec, agent)!]));
   const subjects = {
-    mode: 'replay-only',
+    mode: replaySection(ctx.spec).mode,
     sandbench: { replayer: 'experiments/replay/reexecute/replay-driver.py', sha256: await sha256File(join(inputs.mount.source, 'replay-driver.py')), mount: inputs.mount.contentKey },
     pvisor_replay: { ...status, agents: pvisor.agents, skipped: pvisor.skipped, entrypoints: Object.fromEntries(await Promise.all(Object.entries(entrypoints).map(async ([a, p]) => [a, { path: p, sha256: await sha256File(p).catch(() => null) }]))) },
   };
@@ -137,9 +153,20 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
     run: ctx.run, trialId: planned.trial_id, baselineWorkspace: input.entry.workspace, trialDir, timeoutMs: ctx.spec.timeout,
     controls: { cpus: ctx.spec.controls.cpus ?? null, memoryMiB: ctx.spec.controls.memory ?? null }, budget: null,
   };
-  const task: TaskCommand = { argv: ['python3', `${inputs.mount.target}/replay-driver.py`, input.callsTarget], env: {}, stdin: 'none', mounts: [inputs.mount] };
+  const service = services.get(ctx.run.runId);
+  const attempt = planned.trial_id.replace(/[^A-Za-z0-9_.-]/g, '_');
+  const task: TaskCommand = service
+    ? {
+        argv: ['/bin/sh', `${inputs.mount.target}/continue.sh`, input.callsTarget],
+        env: { SANDBENCH_MODEL_ROUTE: `/t/${continueTaskId(input)}/a/${attempt}` },
+        stdin: 'none',
+        mounts: [inputs.mount],
+        service: { name: 'model', socketPath: service.socketPath, ...(service.port ? { tcp: { host: '127.0.0.1', port: service.port } } : {}) },
+      }
+    : { argv: ['python3', `${inputs.mount.target}/replay-driver.py`, input.callsTarget], env: {}, stdin: 'none', mounts: [inputs.mount] };
+  const continuation = service ? continuationJudge(input, service.journalPath, attempt) : undefined;
   try {
-    return await runReplayOnly({ planned, ctx, input, task, executor, trial, record: { ...record, facts: { ...record.facts, backend: planned.arm.backend } } });
+    return await runReplayOnly({ planned, ctx, input, task, executor, trial, continuation, record: { ...record, facts: { ...record.facts, backend: planned.arm.backend } } });
   } catch (error) {
     return { ...record, failure_category: 'harness_error', notes: [`replay-only ${armLabel(planned.arm)}: ${error instanceof Error ? error.message : String(error)}`] };
   } finally {
@@ -149,6 +176,9 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
   }
 }
 
-export function dropReplayOnly(ctx: ExperimentContext): void {
+export async function dropReplayOnly(ctx: ExperimentContext): Promise<void> {
   inputsCache.delete(ctx.run.runId);
+  const service = services.get(ctx.run.runId);
+  services.delete(ctx.run.runId);
+  await service?.close();
 }

@@ -7,12 +7,12 @@
  * branch point costs in a fresh sandbox), ready_ms (the driver's READY: sandbox start), and the
  * in-sandbox time of each call (call_<k>_ms), their sum replay_ms and per_call_ms = replay_ms / calls.
  */
-import type { Executor, OutputLine, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../../harness/contracts/executor.ts';
+import type { CandidateFiles, Executor, OutputLine, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../../harness/contracts/executor.ts';
 import type { ExperimentContext } from '../../../harness/contracts/experiment-kind.ts';
 import type { FailureCategory, TrialRecord } from '../../../harness/journal/trial-record.ts';
 import type { PlannedTrial } from '../../../harness/plan/plan.ts';
 import { treeDigest } from '../../../executors/workspace-diff.ts';
-import { baselineFiles } from '../fixture-task.ts';
+import { baselineFiles, type ExpectedEffects } from '../fixture-task.ts';
 import { checkEffects, outsideEntries, trialDirEntries } from './effects-check.ts';
 import { callFidelity, fidelityCounts, type CallFidelity, type ReplayedCall } from './fidelity.ts';
 import type { PrefixInput } from './replay-inputs.ts';
@@ -20,7 +20,7 @@ import type { PrefixInput } from './replay-inputs.ts';
 const CALL_MARKER = 'REPLAY_CALL ';
 const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 
-interface DriverReport {
+export interface DriverReport {
   calls: (ReplayedCall & { index: number; id: string })[];
   ready: OutputLine[];
   results: OutputLine[];
@@ -52,6 +52,13 @@ export function missingBinary(call: ReplayedCall, recordedExit: number | null): 
   return match ? match[1]! : /not found/.test(call.output) ? 'unknown' : null;
 }
 
+/** What mode `continue` adds: the continuation's expected effects and its own checks after exit. */
+export interface ContinuationJudge {
+  /** Ground-truth effects of replay + continuation (replaces the prefix's own). */
+  expected: ExpectedEffects;
+  judge(lines: readonly OutputLine[], running: RunningTrial, candidates: CandidateFiles, report: DriverReport): Promise<{ validity: Record<string, 'pass' | 'fail'>; metrics: Record<string, number>; facts: Record<string, unknown>; notes: string[] }>;
+}
+
 export interface ReplayOnlyTrial {
   planned: PlannedTrial;
   ctx: ExperimentContext;
@@ -60,11 +67,12 @@ export interface ReplayOnlyTrial {
   executor: Executor;
   trial: TrialContext;
   record: TrialRecord;
+  continuation?: ContinuationJudge;
 }
 
-export async function runReplayOnly({ planned, ctx, input, task, executor, trial, record }: ReplayOnlyTrial): Promise<TrialRecord> {
+export async function runReplayOnly({ planned, ctx, input, task, executor, trial, record, continuation }: ReplayOnlyTrial): Promise<TrialRecord> {
   const { entry } = input;
-  const facts: Record<string, unknown> = { ...record.facts, mode: 'replay-only', replay_calls_planned: input.calls.length };
+  const facts: Record<string, unknown> = { ...record.facts, mode: continuation ? 'continue' : 'replay-only', replay_calls_planned: input.calls.length };
   if (input.unsupported.length > 0) {
     return { ...record, outcome: 'failed', failure_category: 'setup_failed', notes: [`the prefix has calls the replayer cannot re-execute: ${input.unsupported.join(', ')}`], facts: { ...facts, replay_failure_category: 'unsupported_tool' } };
   }
@@ -95,13 +103,19 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
   facts.timing = running.timing ?? { path: 'node' };
   if (exit.timedOut) return { ...record, ...timed, completion_ms: null, outcome: 'failed', failure_category: 'timeout', metrics: { prepare_ms: prepareMs }, notes: ['the replay exceeded the spec timeout and was killed'], facts };
   if (exit.infraFailure) return { ...record, ...timed, outcome: 'failed', failure_category: exit.infraFailure.category, metrics: { prepare_ms: prepareMs }, notes: [exit.infraFailure.reason, ...tail], facts };
-  if (exit.exitCode !== 0) return { ...record, ...timed, outcome: 'failed', failure_category: 'task_failed', metrics: { prepare_ms: prepareMs }, notes: [`replay driver exited ${exit.exitCode ?? exit.signal}`, ...tail], facts };
+  if (exit.exitCode !== 0) {
+    // continue.sh: 95 the replay itself, 96/97 the forwarder, 3 the model service, 4 max turns, 2 the agent
+    const category: FailureCategory = continuation && exit.exitCode === 3 ? 'upstream_failed' : continuation && (exit.exitCode === 96 || exit.exitCode === 97) ? 'setup_failed' : 'task_failed';
+    return { ...record, ...timed, outcome: 'failed', failure_category: category, metrics: { prepare_ms: prepareMs }, notes: [`${continuation ? 'continuation' : 'replay driver'} exited ${exit.exitCode ?? exit.signal}`, ...tail], facts };
+  }
 
   const candidates = await executor.collect(trial, binding);
   const baselineAfter = treeDigest(entry.workspace);
   const fidelity: CallFidelity[] = report.calls.map((call) => callFidelity(call.index, input.calls[call.index] ?? { id: call.id, command: '', observation: '', exitCode: null, fresh: false }, call));
   const missing = report.calls.map((call) => missingBinary(call, input.calls[call.index]?.exitCode ?? null)).filter((name): name is string => name !== null);
-  const effects = entry.task.effects ? await checkEffects(candidates, entry.task.effects, baselineFiles(entry.task.userText)) : null;
+  const expected = continuation?.expected ?? entry.task.effects;
+  const effects = expected ? await checkEffects(candidates, expected, baselineFiles(entry.task.userText)) : null;
+  const continued = continuation ? await continuation.judge(running.lines, running, candidates, report) : null;
   const callsInOrder = report.calls.length === input.calls.length && report.calls.every((c, i) => c.index === i && c.id === input.calls[i]!.id);
   const counts = fidelityCounts(fidelity);
   const validity: Record<string, 'pass' | 'fail'> = {
@@ -113,6 +127,7 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
     workspace_exact_effects: effects === null || effects.exact ? 'pass' : 'fail',
     no_unexpected_differences: counts['differs-unexpected'] === 0 ? 'pass' : 'fail',
   };
+  if (continued) Object.assign(validity, continued.validity);
   if (binding.claimsStaging) validity.host_original_unchanged = treeDigest(binding.hostPath) === baselineBefore ? 'pass' : 'fail';
   const durations = report.calls.map((c) => c.durationMs);
   const replayMs = durations.reduce((a, b) => a + b, 0);
@@ -123,7 +138,8 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
     metrics.per_call_ms = replayMs / durations.length;
     durations.forEach((ms, k) => (metrics[`call_${k}_ms`] = ms));
   }
-  const notes: string[] = [];
+  if (continued) Object.assign(metrics, continued.metrics);
+  const notes: string[] = [...(continued?.notes ?? [])];
   const failed = Object.entries(validity).filter(([, v]) => v === 'fail').map(([k]) => k);
   if (failed.length > 0) notes.push(`failed: ${failed.join(', ')}`);
   if (outside.length > 0) notes.push(`side effects outside the workspace: ${outside.join(', ')}`);
@@ -135,11 +151,13 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
     fidelity_differs_expected: counts['differs-expected'],
     fidelity_differs_unexpected: counts['differs-unexpected'],
     calls: fidelity.map((f, k) => ({ ...f, command: input.calls[f.index]?.command ?? null, fresh: input.calls[f.index]?.fresh ?? null, duration_ms: report.calls[k]!.durationMs })),
-    candidate_files: candidates.changed,
+    // opaque directories (.git) listed once, not file by file
+    candidate_files: candidates.changed.filter((path) => !(expected?.opaqueDirs ?? []).some((dir) => path.startsWith(`${dir}/`))),
     claims_staging: binding.claimsStaging,
     baseline_digest_before: baselineBefore,
     baseline_digest_after: baselineAfter,
     outside_entries: outside,
+    ...(continued?.facts ?? {}),
   });
   let outcome: TrialRecord['outcome'] = failed.length === 0 ? 'ok' : 'invalid';
   let category: FailureCategory | null = null;

@@ -10,6 +10,7 @@ info.sandbench names this agent, since info.mini_version only names the format's
 
   python3 agent.py --base-url URL --prompt-file FILE --trajectory FILE [--max-turns N]
                    [--tool-timeout SECONDS] [--model NAME] [--request-timeout SECONDS]
+                   [--resume-from HISTORY.json]   (continue a replayed prefix, issue 19)
 
 URL is the model service's base (route prefix included: http://127.0.0.1:PORT/t/<task>/a/<attempt>);
 the agent appends /v1/chat/completions. Exit status (experiments/rollout/task-contract.ts
@@ -231,6 +232,14 @@ def loop(args, trajectory, endpoint, cwd):
     wire = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
     trajectory.add({"role": "system", "content": SYSTEM_PROMPT, "extra": {"timestamp": time.time()}})
     trajectory.add({"role": "user", "content": prompt, "extra": {"timestamp": time.time()}})
+    if args.resume_from:
+        # a replayed prefix (issue 19): its assistant calls and tool results continue the
+        # conversation as if this agent had run them; the next model request is the continuation
+        with open(args.resume_from, encoding="utf-8") as handle:
+            history = json.load(handle)["messages"]
+        for message in history:
+            wire.append({k: v for k, v in message.items() if k in ("role", "content", "tool_calls", "tool_call_id")})
+            trajectory.add({**message, "extra": {"timestamp": time.time(), "resumed": True}})
     stats = trajectory.info["sandbench"]
     for _ in range(args.max_turns):
         started = time.monotonic()
@@ -283,6 +292,7 @@ def main():
     parser.add_argument("--tool-timeout", type=float, default=30.0)
     parser.add_argument("--model", default="fake-model")
     parser.add_argument("--request-timeout", type=float, default=600.0)
+    parser.add_argument("--resume-from", help="JSON {messages: [...]} of chat messages (assistant tool calls, tool results) to continue after the prompt")
     args = parser.parse_args()
     if args.max_turns < 1 or args.tool_timeout <= 0 or args.request_timeout <= 0:
         parser.error("--max-turns must be >= 1 and the timeouts > 0")

@@ -1,0 +1,36 @@
+#!/bin/sh
+# In-sandbox entry of one `continue` trial (issue 19), cwd /workspace: re-execute the prefix
+# (replay-driver.py, which writes the prompt and the replayed prefix into .sandbench-replay/), then
+# continue it with the built-in agent (agent.py --resume-from) against the model service: the direct
+# URL, or the TCP->Unix forwarder started here. CONTINUE_START marks, on the host clock, where the
+# replay ends and the continuation begins.
+#   usage: continue.sh CALLS_FILE     env: SANDBENCH_MODEL_ROUTE, SANDBENCH_SERVICE_URL or SANDBENCH_SERVICE_SOCKET
+set -u
+support=$(dirname "$0")
+meta=.sandbench-replay
+python3 "$support/replay-driver.py" "$1" --meta "$meta" || exit 95
+echo CONTINUE_START
+fwd=
+tmp=
+if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
+  url=$SANDBENCH_SERVICE_URL
+else
+  tmp=$(mktemp -d /tmp/replay-fwd.XXXXXX) || exit 96
+  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$tmp/forwarder.out" 2>&1 &
+  fwd=$!
+  until grep -q FORWARDER_READY "$tmp/forwarder.out" 2> /dev/null; do
+    if ! kill -0 "$fwd" 2> /dev/null; then
+      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$tmp/forwarder.out")" >&2
+      rm -rf "$tmp"
+      exit 97
+    fi
+    sleep 0.005
+  done
+  url=http://127.0.0.1:18080
+fi
+python3 "$support/agent.py" --base-url "$url${SANDBENCH_MODEL_ROUTE:-}" --prompt-file "$meta/prompt.txt" \
+  --trajectory "$meta/trajectory.json" --resume-from "$meta/history.json" --max-turns 4 --tool-timeout 30 < /dev/null
+code=$?
+[ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+[ -n "$tmp" ] && rm -rf "$tmp"
+exit "$code"
