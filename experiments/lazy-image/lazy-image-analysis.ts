@@ -14,6 +14,9 @@ import { summarize } from '../../harness/stats/index.ts';
 
 const BYTE_METRICS = ['content_bytes', 'metadata_bytes', 'response_bytes', 'requests'] as const;
 const LIMITS = 'loopback services prepared outside timing; server page cache warm; not WAN; lazy = squashfs via httpfs2 (one request in flight), full = podman pull of one gzip layer';
+const VM_LIMITS = 'loopback content service prepared outside timing; server page cache warm; not WAN; qemu-microvm guest; vm-lazy = the ext4 image disk over HTTP (QEMU curl driver, copy-on-read qcow2 overlay), vm-full = GET of the whole raw disk, then boot';
+/** The (lazy, full) variant pairs a run may hold: the clients, and the VM image disk. */
+const PAIRS = [['lazy', 'full'], ['vm-lazy', 'vm-full']] as const;
 
 const formal = (records: readonly TrialRecord[], label: string) => records.filter((r) => !r.warmup && armLabel(r.arm) === label);
 const valid = (r: TrialRecord) => r.outcome === 'ok';
@@ -37,14 +40,15 @@ export function lazyImageAnalysis(input: AnalysisInput): KindExtensionOutput {
   const reasons = campaignInvalidReasons(records);
   evidence.push({ ...base, variant: 'campaign', metric: 'campaign_valid', statistic: 'single_observation', n: records.length, value: reasons.length === 0 ? 'valid' : 'invalid', unit: 'state', limitations: reasons.join(' | ') });
 
-  for (const [label, check] of [['lazy:warm', 'warm_zero_content'], ['full:warm', 'warm_zero_blobs']] as const) {
+  for (const [label, check] of [['lazy:warm', 'warm_zero_content'], ['full:warm', 'warm_zero_blobs'], ['vm-lazy:warm', 'warm_zero_content'], ['vm-full:warm', 'warm_zero_content']] as const) {
     const warm = formal(records, label);
     if (warm.length === 0) continue;
     const passed = warm.filter((r) => r.validity[check] === 'pass').length;
     evidence.push({ ...base, variant: label, metric: check, statistic: 'observed_true_count', n: warm.length, value: passed, unit: 'count', limitations: passed === warm.length ? '' : `${warm.length - passed} warm launch(es) fetched content` });
   }
 
-  for (const label of ['lazy:cold', 'full:cold', 'lazy:warm', 'full:warm']) {
+  for (const label of PAIRS.flatMap(([lazy, full]) => [`${lazy}:cold`, `${full}:cold`, `${lazy}:warm`, `${full}:warm`])) {
+    const limits = label.startsWith('vm-') ? VM_LIMITS : LIMITS;
     const all = formal(records, label);
     const ok = all.filter(valid);
     for (const metric of BYTE_METRICS) {
@@ -53,19 +57,21 @@ export function lazyImageAnalysis(input: AnalysisInput): KindExtensionOutput {
       const constant = values.every((v) => v === values[0]);
       // Bytes are counts, not timings: report the value itself when every valid sample agrees, else the median.
       const value = constant ? values[0]! : summarize(values).overall_p50;
-      evidence.push({ ...base, variant: label, metric, statistic: constant ? 'constant_per_sample' : 'P50', n: values.length, value, unit: metric === 'requests' ? 'count' : 'bytes', limitations: [LIMITS, all.length > ok.length ? `${all.length - ok.length} failed/invalid launch(es) excluded` : ''].filter(Boolean).join('; ') });
+      evidence.push({ ...base, variant: label, metric, statistic: constant ? 'constant_per_sample' : 'P50', n: values.length, value, unit: metric === 'requests' ? 'count' : 'bytes', limitations: [limits, all.length > ok.length ? `${all.length - ok.length} failed/invalid launch(es) excluded` : ''].filter(Boolean).join('; ') });
     }
   }
 
   // Reduction of cold content bytes, paired by round: 1 − lazy/full per round, median over rounds.
-  const full = new Map(formal(records, 'full:cold').filter(valid).map((r) => [r.block, r.metrics.content_bytes]));
-  const reductions = formal(records, 'lazy:cold')
-    .filter(valid)
-    .map((r) => ({ lazy: r.metrics.content_bytes, full: full.get(r.block) }))
-    .filter((p): p is { lazy: number; full: number } => typeof p.lazy === 'number' && typeof p.full === 'number' && p.full > 0)
-    .map((p) => 1 - p.lazy / p.full);
-  if (reductions.length > 0) {
-    evidence.push({ ...base, variant: 'lazy vs full (cold)', metric: 'content_bytes_reduction', statistic: 'P50', n: reductions.length, value: summarize(reductions).overall_p50, unit: 'fraction', limitations: 'paired by round; lazy counts squashfs bytes read, full counts compressed OCI blobs' });
+  for (const [lazyVariant, fullVariant] of PAIRS) {
+    const full = new Map(formal(records, `${fullVariant}:cold`).filter(valid).map((r) => [r.block, r.metrics.content_bytes]));
+    const reductions = formal(records, `${lazyVariant}:cold`)
+      .filter(valid)
+      .map((r) => ({ lazy: r.metrics.content_bytes, full: full.get(r.block) }))
+      .filter((p): p is { lazy: number; full: number } => typeof p.lazy === 'number' && typeof p.full === 'number' && p.full > 0)
+      .map((p) => 1 - p.lazy / p.full);
+    if (reductions.length === 0) continue;
+    const what = lazyVariant === 'lazy' ? 'lazy counts squashfs bytes read, full counts compressed OCI blobs' : 'vm-lazy counts disk bytes the guest (and QEMU readahead) read, vm-full counts the whole raw disk';
+    evidence.push({ ...base, variant: `${lazyVariant} vs ${fullVariant} (cold)`, metric: 'content_bytes_reduction', statistic: 'P50', n: reductions.length, value: summarize(reductions).overall_p50, unit: 'fraction', limitations: `paired by round; ${what}` });
   }
   return { files: new Map(), evidence };
 }

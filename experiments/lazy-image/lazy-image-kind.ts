@@ -12,12 +12,15 @@ import type { Experiment, ExperimentContext } from '../../harness/contracts/expe
 import { LAZY_TASK_ARGV, launchFailure, observeLaunch } from './launch-observation.ts';
 import { auditBlobs, auditCounters, auditWarmLazy, emptyOutcome, toRecord, type LaunchOutcome } from './lazy-record.ts';
 import { openCampaign, probeLazyTools, type LazyCampaign } from './lazy-campaign.ts';
-import { lazySpecSection } from './lazy-spec.ts';
-import { buildLazyPlan, type CacheState, type LazyVariant } from './lazy-plan.ts';
+import { buildLazyPlan, lazyRounds, type CacheState, type LazyVariant } from './lazy-plan.ts';
+import { isVmVariant, openVmCampaign, runVmTrial, type VmCampaign } from './vm-launch.ts';
 import { lazyImageKindAnalysis } from './lazy-image-analysis.ts';
+import { lazySpecSection } from './lazy-spec.ts';
 import { timingSession } from '../../executors/launch/timing-session.ts';
 
 const campaigns = new Map<string, LazyCampaign>();
+/** The VM variants' half (vm-launch.ts), opened only when the plan has a VM variant. */
+const vmCampaigns = new Map<string, VmCampaign>();
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -131,12 +134,17 @@ export const lazyImageExperiment: Experiment = {
   async prepare(ctx) {
     // No executor probe opens the run's launcher for this kind: open it here, so every launch is stamped by it.
     await timingSession();
-    if (campaigns.has(ctx.run.runId)) return;
+    const variants = lazyRounds(ctx.spec).variants;
+    if (variants.some(isVmVariant) && !vmCampaigns.has(ctx.run.runId)) vmCampaigns.set(ctx.run.runId, await openVmCampaign(ctx.run));
+    if (variants.every(isVmVariant) || campaigns.has(ctx.run.runId)) return;
     const tools = await probeLazyTools();
     ctx.run.log(`lazy-image tools: ${JSON.stringify(tools)}`);
     campaigns.set(ctx.run.runId, await openCampaign(ctx.run, tools));
   },
   async runTrial(planned, ctx) {
+    if (isVmVariant(planned.arm.backend)) {
+      return runVmTrial(planned, ctx.run, vmCampaigns.get(ctx.run.runId), { argv: taskArgv(ctx.spec), timeoutMs: ctx.spec.timeout, memoryMiB: ctx.spec.controls.memory, cpus: ctx.spec.controls.cpus ?? null });
+    }
     const outcome = emptyOutcome();
     let campaign: LazyCampaign | null = null;
     const variant = planned.arm.backend as LazyVariant;
@@ -156,6 +164,9 @@ export const lazyImageExperiment: Experiment = {
     return toRecord(planned, ctx.run.runId, campaign, outcome);
   },
   async teardown(ctx) {
+    const vm = vmCampaigns.get(ctx.run.runId);
+    vmCampaigns.delete(ctx.run.runId);
+    await vm?.tearDown();
     const campaign = campaigns.get(ctx.run.runId);
     if (!campaign) return;
     try {

@@ -11,7 +11,7 @@ import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../harness
 import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 
-export type LazyVariant = 'full' | 'lazy';
+export type LazyVariant = 'full' | 'lazy' | 'vm-full' | 'vm-lazy';
 export type CacheState = 'cold' | 'warm';
 export type RoundPhase = 'initial' | 'warmup' | 'formal';
 

@@ -9,7 +9,8 @@ export const LazySpecSchema = z
     initial_rounds: z.number().int().nonnegative().default(1),
     /** Warmup rounds after the initial ones; default `warmups`. */
     warmup_rounds: z.number().int().nonnegative().optional(),
-    variants: z.array(z.enum(['full', 'lazy'])).min(1).default(['full', 'lazy']),
+    /** full/lazy: the Podman and httpfs2 clients; vm-full/vm-lazy: a qemu-microvm guest's image disk (vm-client.ts). */
+    variants: z.array(z.enum(['full', 'lazy', 'vm-full', 'vm-lazy'])).min(1).default(['full', 'lazy']),
   })
   .strict();
 

@@ -7,7 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startCountingServer, type CountingServer, type ResponseTally } from './counting-http-server.ts';
+import { startCountingServer, type CountingServer, type CountingServerOptions, type ResponseTally } from './counting-http-server.ts';
 
 export interface ContentService extends CountingServer {
   /** URL of the served file; httpfs2 names its FUSE file after the last path segment. */
@@ -78,7 +78,7 @@ async function serveFile(path: string, handle: FileHandle, size: number, req: In
 }
 
 /** Start serving `path` as `/<fileName>` on 127.0.0.1 (ephemeral port); anything else is 404. */
-export async function startContentService(path: string, fileName: string): Promise<ContentService> {
+export async function startContentService(path: string, fileName: string, options: CountingServerOptions = {}): Promise<ContentService> {
   // One descriptor for the service's life: a per-request open() would add latency to every range.
   const handle = await open(path, 'r');
   const size = (await handle.stat()).size;
@@ -90,7 +90,7 @@ export async function startContentService(path: string, fileName: string): Promi
       return;
     }
     await serveFile(path, handle, size, req, res, tally);
-  });
+  }, options);
   const close = async () => {
     await server.close();
     await handle.close().catch(() => undefined);

@@ -46,13 +46,18 @@ export interface CountingServer {
 
 const emptyCounters = (): Omit<ByteCounters, 'wireBytes'> => ({ requests: 0, connections: 0, contentBytes: 0, bodyBytes: 0, serviceMs: 0, byKind: {} });
 
-export async function startCountingServer(handler: CountingHandler): Promise<CountingServer> {
+export interface CountingServerOptions {
+  /** How long an idle keep-alive connection stays open, ms (default 30 s). */
+  keepAliveMs?: number;
+}
+
+export async function startCountingServer(handler: CountingHandler, options: CountingServerOptions = {}): Promise<CountingServer> {
   let counters = emptyCounters();
   // Wire bytes: closed sockets' totals since the last reset, plus open sockets relative to their baseline.
   let closedWire = 0;
   const openSockets = new Map<Socket, number>();
 
-  const server: Server = createServer({ noDelay: true, keepAliveTimeout: 30_000 }, (req, res) => {
+  const server: Server = createServer({ noDelay: true, keepAliveTimeout: options.keepAliveMs ?? 30_000 }, (req, res) => {
     const started = process.hrtime.bigint();
     counters.requests++;
     const tally: ResponseTally = {

@@ -1,0 +1,122 @@
+/**
+ * The campaign join: every bundle of a campaign joined with the published figures at once. Each
+ * published row appears exactly once: matched by the first bundle that matches it (ours with CI,
+ * ratio to the reference backend), or unmatched with the most specific reason — the reason a bundle
+ * of the row's kind gave (backend absent here, metric not measured, n too small, ...), else why that
+ * kind has no bundle (not in the campaign list, skipped in this mode, its run failed), else the
+ * mapping's reason (topic or backend unsupported). Each published ordering is judged by a bundle of
+ * its kind that holds both arms.
+ */
+import type { AnalyzedBundle as Bundle } from '../../harness/analyze/index.ts';
+import { reproduce, type MatchedRow, type OrderingCheck, type Reproduction } from './reproduce.ts';
+import type { Mapping, PublishedRow } from './published.ts';
+
+/** One campaign entry as the join sees it: its bundle, or why it has none. */
+export interface CampaignBundle {
+  entry: string;
+  /** Published topics the entry is meant to reproduce (from the campaign list). */
+  topics: readonly string[];
+  bundle: Bundle | null;
+  /** Why there is no (usable) bundle: "skipped in --quick: ...", "run failed (exit 1): ...". */
+  missingReason?: string;
+}
+
+export interface CampaignMatched extends MatchedRow {
+  entry: string;
+  runId: string;
+}
+
+export interface CampaignUnmatched {
+  published: PublishedRow;
+  reason: string;
+}
+
+export interface CampaignOrdering extends OrderingCheck {
+  entry: string;
+}
+
+export interface CampaignReproduction {
+  published: number;
+  matched: CampaignMatched[];
+  unmatched: CampaignUnmatched[];
+  orderings: CampaignOrdering[];
+  entries: { entry: string; runId: string | null; experiment: string | null; matched: number; missingReason: string }[];
+}
+
+const NEEDS_RUN = /^needs an? \S+ run; this bundle is /;
+
+interface PerBundle {
+  source: CampaignBundle;
+  result: Reproduction;
+}
+
+/** Why no bundle of this row's kind exists in the campaign. */
+function notRunReason(p: PublishedRow, mapping: Mapping, sources: readonly CampaignBundle[]): string {
+  const experiment = mapping.topics[p.topic]?.experiment;
+  const meant = sources.filter((s) => s.topics.includes(p.topic));
+  const missing = meant.filter((s) => !s.bundle).map((s) => `${s.entry}: ${s.missingReason ?? 'no bundle'}`);
+  if (missing.length > 0) return `kind ${experiment ?? p.topic} not run: ${missing.join('; ')}`;
+  return `kind ${experiment ?? p.topic} not run: no campaign entry reproduces topic ${p.topic}`;
+}
+
+function unmatchedReason(p: PublishedRow, mapping: Mapping, runs: readonly PerBundle[], sources: readonly CampaignBundle[]): string {
+  const experiment = mapping.topics[p.topic]?.experiment;
+  const reasons = runs
+    .filter((r) => r.result.experiment === experiment)
+    .map((r) => ({ entry: r.source.entry, reason: r.result.unmatched.find((u) => u.published.row === p.row)?.reason ?? 'matched elsewhere' }));
+  if (reasons.length === 1) return reasons[0]!.reason;
+  if (reasons.length > 1) {
+    const distinct = [...new Set(reasons.map((r) => r.reason))];
+    return distinct.length === 1 ? distinct[0]! : reasons.map((r) => `${r.entry}: ${r.reason}`).join('; ');
+  }
+  // No bundle of the row's kind: a reason that does not depend on the bundle (unsupported topic,
+  // backend or statistic, no published value) is the mapping's; otherwise the kind was not run.
+  const anyReason = runs.map((r) => r.result.unmatched.find((u) => u.published.row === p.row)?.reason).find((reason) => reason !== undefined && !NEEDS_RUN.test(reason));
+  return anyReason ?? notRunReason(p, mapping, sources);
+}
+
+/** The judgement of an ordering: from a bundle of its kind that could check it, else the most telling "not checked". */
+function pickOrdering(id: string, runs: readonly PerBundle[], mapping: Mapping, sources: readonly CampaignBundle[]): CampaignOrdering | null {
+  const candidates = runs.flatMap((r) => r.result.orderings.filter((o) => o.id === id).map((o) => ({ ...o, entry: r.source.entry, experiment: r.result.experiment })));
+  if (candidates.length === 0) return null;
+  const topic = mapping.orderings.find((o) => o.id === id)?.topic;
+  const experiment = topic ? mapping.topics[topic]?.experiment : undefined;
+  const ofKind = candidates.filter((c) => c.experiment === experiment);
+  const judged = ofKind.find((c) => c.status !== 'not checked');
+  const pick = judged ?? ofKind[0];
+  if (pick) {
+    const { experiment: _experiment, ...check } = pick;
+    return check;
+  }
+  const first = candidates[0]!;
+  const { experiment: _experiment, ...check } = first;
+  const reason = topic ? notRunReason({ topic } as PublishedRow, mapping, sources) : first.reason;
+  return { ...check, entry: '', reason };
+}
+
+export function joinCampaign(sources: readonly CampaignBundle[], published: readonly PublishedRow[], mapping: Mapping): CampaignReproduction {
+  const runs: PerBundle[] = sources.filter((s): s is CampaignBundle & { bundle: Bundle } => s.bundle !== null).map((s) => ({ source: s, result: reproduce(s.bundle, [...published], mapping) }));
+  const matched: CampaignMatched[] = [];
+  const unmatched: CampaignUnmatched[] = [];
+  for (const p of published) {
+    const hit = runs.map((r) => ({ r, m: r.result.matched.find((m) => m.published.row === p.row) })).find((x) => x.m !== undefined);
+    if (hit?.m) matched.push({ ...hit.m, entry: hit.r.source.entry, runId: hit.r.result.runId });
+    else unmatched.push({ published: p, reason: unmatchedReason(p, mapping, runs, sources) });
+  }
+  const ids = [...new Set(runs.flatMap((r) => r.result.orderings.map((o) => o.id)))];
+  const orderings = ids.map((id) => pickOrdering(id, runs, mapping, sources)).filter((o): o is CampaignOrdering => o !== null);
+  // With no bundle at all there is still one line per mapped ordering, each "not checked" with why.
+  if (runs.length === 0) {
+    for (const o of mapping.orderings) {
+      orderings.push({ id: o.id, claim: o.claim, faster: o.faster, slower: o.slower, publishedRatio: null, ourRatio: null, ourLow: null, ourHigh: null, n: '', method: '', status: 'not checked', reason: notRunReason({ topic: o.topic } as PublishedRow, mapping, sources), entry: '' });
+    }
+  }
+  const entries = sources.map((s) => ({
+    entry: s.entry,
+    runId: s.bundle?.resolved.run_id ?? null,
+    experiment: s.bundle?.resolved.spec.experiment ?? null,
+    matched: matched.filter((m) => m.entry === s.entry).length,
+    missingReason: s.missingReason ?? '',
+  }));
+  return { published: published.length, matched, unmatched, orderings, entries };
+}
