@@ -16,7 +16,10 @@ import { dockerdPaths, stopHarnessDockerd } from './dockerd-manager.ts';
 import { PODMAN } from './podman.ts';
 
 async function labelledContainers(engine: ContainerEngine): Promise<Leftover[]> {
-  const result = await engineExec(engine, ['ps', '--all', '--filter', `label=${RUN_LABEL}`, '--format', `{{.Names}}\t{{index .Labels "${RUN_LABEL}"}}`], 60_000);
+  // docker's ps template has .Labels as one comma-joined string (index fails: "cannot index
+  // slice/array with type string") and .Label KEY for one label; podman's .Labels is a map.
+  const label = engine.kind === 'docker' ? `{{.Label "${RUN_LABEL}"}}` : `{{index .Labels "${RUN_LABEL}"}}`;
+  const result = await engineExec(engine, ['ps', '--all', '--filter', `label=${RUN_LABEL}`, '--format', `{{.Names}}\t${label}`], 60_000);
   if (result.exitCode !== 0) return [];
   return result.stdout
     .split('\n')

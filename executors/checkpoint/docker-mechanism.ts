@@ -73,6 +73,8 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
   const resources = new Map<string, TrialResources>();
   const sandboxes = new Map<string, DockerSandbox>();
   const parents = new Map<string, ParentState>();
+  /** Per trial: the tail of its children's `start --checkpoint` queue. */
+  const startQueue = new Map<string, Promise<void>>();
   const resourcesOf = (trial: MechanismTrial) => {
     if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
     return resources.get(trial.trialId)!;
@@ -204,14 +206,31 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     async restore(trial, _image, index): Promise<Sandbox> {
       const state = parents.get(trial.trialId);
       if (!state) throw new Error(`docker restore: no checkpoint for ${trial.trialId}`);
+      const restoreStart = process.hrtime.bigint();
       const { name, id } = await create(trial, `child${index}`, state.createArgs);
       // Docker's fork path: the checkpoint goes into the child's own checkpoints directory.
       const target = checkpointDir(id);
       mkdirSync(join(target, '..'), { recursive: true });
       cpSync(checkpointDir(state.id), target, { recursive: true });
       await docker(['cp', '-', `${name}:/`], 'cp (workspace in)', { input: filesOf(trial) });
-      await docker(['start', '--checkpoint', CHECKPOINT_NAME, name], 'start --checkpoint');
-      return connect(trial, name, `child-${index}`);
+      // dockerd uploads the checkpoint into containerd's content store, keyed by its digest; K
+      // children of one checkpoint upload identical content, and concurrent uploads lose a commit
+      // race ("content sha256:… already exists"; at K=4, 2026-12-01, immediate retries failed
+      // too). So the children's `start --checkpoint` calls run one at a time; the wait behind
+      // siblings is reported apart (startedNs → queued_ms), the fan-out time includes it.
+      const entered = process.hrtime.bigint();
+      const turn = startQueue.get(trial.trialId) ?? Promise.resolve();
+      let done!: () => void;
+      startQueue.set(trial.trialId, turn.then(() => new Promise<void>((resolve) => (done = resolve))));
+      await turn;
+      const waitedNs = process.hrtime.bigint() - entered;
+      try {
+        await docker(['start', '--checkpoint', CHECKPOINT_NAME, name], 'start --checkpoint');
+      } finally {
+        done();
+      }
+      const sandbox = await connect(trial, name, `child-${index}`);
+      return { ...sandbox, startedNs: restoreStart + waitedNs };
     },
     async frozenDigest(trial) {
       const state = parents.get(trial.trialId);
@@ -227,6 +246,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
       const tracked = resources.get(trial.trialId);
       resources.delete(trial.trialId);
       parents.delete(trial.trialId);
+      startQueue.delete(trial.trialId);
       for (const key of [...sandboxes.keys()].filter((k) => k.startsWith(`${trial.trialId}/`))) sandboxes.delete(key);
       const errors = tracked ? await tracked.releaseAll() : [];
       rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });

@@ -1,19 +1,27 @@
 /**
  * A harness killed with -9 while checkpoint children are alive: `sandbench clean --run <id>` must
- * remove every container, process, checkpoint image and frozen layer it left (real podman + CRIU
- * and staged). ~40 s.
+ * remove every container, process, checkpoint image and frozen layer it left (real podman and docker
+ * + CRIU, and staged; docker's checkpoint dirs live in its containers' directories). ~50 s.
  */
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { dockerCli } from '../../executors/docker.ts';
+import { dockerdPaths } from '../../executors/dockerd-manager.ts';
 import { PROJECT_ROOT, runScratchDir, stateDir } from '../../harness/state-dir.ts';
 import { sandbench } from '../support/cli.ts';
 import { leftoversOf } from '../support/leftovers.ts';
 import { processesWithRunId } from './checkpoint-context.ts';
 
+/** The run's containers on the harness dockerd (parent + 2 children; each holds a checkpoint dir). */
+async function dockerContainersOf(runId: string): Promise<string[]> {
+  const listed = await execa(dockerCli(), ['-H', dockerdPaths(stateDir()).host, 'ps', '-a', '--filter', `label=sandbench.run_id=${runId}`, '--format', '{{.Names}}'], { reject: false });
+  return listed.exitCode === 0 ? listed.stdout.split('\n').filter(Boolean) : [];
+}
+
 describe('checkpoint leftovers after kill -9', () => {
-  it('clean removes podman children and parent, relays, exports and staged frozen layers', async () => {
-    const holder = execa('node', ['--import', 'tsx', 'test/checkpoint/hold-children.mts', 'podman', 'staged'], { cwd: PROJECT_ROOT, reject: false, buffer: false, stdout: 'pipe', stderr: 'inherit' });
+  it('clean removes podman and docker children and parents, relays, exports and staged frozen layers', async () => {
+    const holder = execa('node', ['--import', 'tsx', 'test/checkpoint/hold-children.mts', 'podman', 'docker', 'staged'], { cwd: PROJECT_ROOT, reject: false, buffer: false, stdout: 'pipe', stderr: 'inherit' });
     const runId = await new Promise<string>((resolve, reject) => {
       let text = '';
       holder.stdout!.on('data', (chunk: Buffer) => {
@@ -25,17 +33,20 @@ describe('checkpoint leftovers after kill -9', () => {
     });
     const before = await leftoversOf(runId);
     expect(before.some((line) => line.startsWith('podman container:'))).toBe(true);
+    expect(await dockerContainersOf(runId)).toHaveLength(3);
     expect(existsSync(runScratchDir(stateDir(), runId))).toBe(true);
     // The harness dies without any cleanup.
     process.kill(holder.pid!, 'SIGKILL');
     await holder;
     const dry = await sandbench(['clean', '--dry-run', '--run', runId]);
     expect(dry.stdout).toMatch(/container podman\//);
+    expect(dry.stdout).toMatch(/container docker\//);
     const clean = await sandbench(['clean', '--run', runId]);
     expect(clean.code).toBe(0);
     // Relays exit at end of input once their harness is gone; give them a moment.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await leftoversOf(runId)).toEqual([]);
+    expect(await dockerContainersOf(runId)).toEqual([]);
     expect(processesWithRunId(runId)).toEqual([]);
   }, 240_000);
 });
