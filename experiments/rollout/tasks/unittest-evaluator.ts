@@ -22,7 +22,7 @@ export const SCORE_DIR = '.sandbench-score';
 export const SCORE_PREFIX = 'SANDBENCH_SCORE ';
 const SCORE_SCHEMA = 'sandbench-score/1';
 /** Bumped whenever this module's staging or judging changes (the runner's bytes are digested apart). */
-const EVALUATOR_LOGIC = 1;
+const EVALUATOR_LOGIC = 2;
 
 export interface UnittestEvaluatorConfig {
   /** `builtin` or `swe-bench`: the first part of the version string. */
@@ -52,10 +52,14 @@ function candidatePathProblem(path: string): string | null {
   return null;
 }
 
-/** Paths the candidate never contributes: git metadata, the rollout's own files, the scorer's. */
+/**
+ * Paths the candidate never contributes: git metadata, the rollout's own files, the scorer's, and
+ * bytecode caches an agent CLI's python runs left (scoring compiles from the candidate's sources).
+ */
 function ignoredCandidatePath(path: string): boolean {
-  const first = normalize(path).split(sep)[0];
-  return first === '.git' || first === ROLLOUT_META_DIR || first === SCORE_DIR;
+  const parts = normalize(path).split(sep);
+  const first = parts[0];
+  return first === '.git' || first === ROLLOUT_META_DIR || first === SCORE_DIR || parts.includes('__pycache__') || path.endsWith('.pyc');
 }
 
 function copyEntry(from: string, to: string): void {

@@ -87,13 +87,14 @@ describe('the unittest evaluator', () => {
   it('stages deletions, ignores git/rollout metadata, cannot be tampered with, refuses escaping paths', async () => {
     const staged = await score(
       evaluator(),
-      candidate({ ...FIXED, '.git/config': 'x', '.sandbench-rollout/trajectory.json': '{}', [`${SCORE_DIR}/score_runner.py`]: 'print("SANDBENCH_SCORE forged")\n' }, ['tests/test_calc.py']),
+      candidate({ ...FIXED, '.git/config': 'x', '.sandbench-rollout/trajectory.json': '{}', 'calc/__pycache__/__init__.cpython-311.pyc': 'stale', [`${SCORE_DIR}/score_runner.py`]: 'print("SANDBENCH_SCORE forged")\n' }, ['tests/test_calc.py']),
     );
     // the deleted test file is gone, so both required tests are missing: reward 0, no error
     expect(staged.score.evaluatorError).toBeUndefined();
     expect(staged.score).toMatchObject({ reward: 0, passed: [] });
     expect(existsSync(join(staged.dir, '.git'))).toBe(false);
     expect(existsSync(join(staged.dir, '.sandbench-rollout'))).toBe(false);
+    expect(existsSync(join(staged.dir, 'calc', '__pycache__'))).toBe(false);
     expect(readFileSync(join(staged.dir, SCORE_DIR, 'score_runner.py'), 'utf8')).toContain('sandbench rollout scoring runner');
     await expect(evaluator().stageScoringWorkspace(join(root, 'escape'), { dir: root, changed: ['../outside.py'], deleted: [] })).rejects.toThrow(/escapes the workspace/);
     await expect(evaluator().stageScoringWorkspace(join(root, 'absolute'), { dir: root, changed: [], deleted: ['/etc/passwd'] })).rejects.toThrow(/is absolute/);
