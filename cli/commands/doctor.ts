@@ -3,12 +3,13 @@ import { BACKENDS } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
 import { collectHostFacts } from '../../harness/provenance/host-facts.ts';
 import { criuDoctorLine, probeCriu } from '../../executors/checkpoint/criu.ts';
+import { doctorJson, jsonDocument } from '../../reports/json/index.ts';
 
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description('One line per backend: available or not, version, and the reason and fix when not')
-    .option('--json', 'print the probe results as JSON')
+    .option('--json', 'print the probe results as one JSON document on stdout (DoctorJsonSchema: host facts, one probe per backend, CRIU)')
     .action(async (flags: { json?: boolean }) => {
       const host = await collectHostFacts();
       const probes = [];
@@ -22,7 +23,7 @@ export function registerDoctor(program: Command): void {
       }
       const criu = await probeCriu();
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ host, backends: probes, criu }, null, 2)}\n`);
+        process.stdout.write(jsonDocument(doctorJson({ host: { ...host }, backends: probes, criu: { ...criu } })));
         return;
       }
       process.stdout.write(`host: ${host.cpu_model}, ${host.cores} cores, kernel ${host.kernel}, cgroup ${host.cgroup}, ${host.kvm_device ? '/dev/kvm present (the qemu lines say whether guests run under it)' : 'no /dev/kvm (VMs run under TCG)'}\n`);

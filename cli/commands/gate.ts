@@ -6,6 +6,8 @@ import { splitBlocks } from '../../reports/gate/aa-split.ts';
 import { calibrate, calibrationText, writeCalibration } from '../../reports/gate/calibrate.ts';
 import { gateBundles, gateInterleaved, type GateOptions } from '../../reports/gate/gate.ts';
 import { gateText, writeGateReport } from '../../reports/gate/gate-output.ts';
+import { writeGateJunit, writeGateSummary } from '../../reports/gate/gate-ci.ts';
+import { gateJson, jsonDocument } from '../../reports/json/index.ts';
 import { interleavedArms } from '../../reports/gate/default-arms.ts';
 import { parseThreshold, readGateFile } from '../../reports/gate/threshold.ts';
 import { GATE_STATISTICS, type GateStatistic } from '../../harness/stats/index.ts';
@@ -25,6 +27,9 @@ interface GateCliOptions {
   baseline?: string[];
   candidate?: string[];
   calibrate?: boolean;
+  json?: boolean;
+  junit?: string;
+  summaryMd?: string;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -91,9 +96,13 @@ export function registerGate(program: Command): void {
     .option('--aa', "A/A: gate the bundle's first half of blocks against its second half (this host's false-regression rate)")
     .option('--allow-env-mismatch', 'do not refuse when the environments differ (warning only)')
     .option('--out <dir>', 'also write gate.csv, gate.md and gate.html (forest plot with the pass band) here')
+    .option('--junit <file>', 'also write JUnit XML: one testcase per gated arm × metric, a failure (regression, inconclusive) or error (invalid) carrying the verdict and CI')
+    .option('--summary-md <file>', 'also write a GitHub-flavoured markdown summary (verdicts table, ratio chart); default: append to $GITHUB_STEP_SUMMARY when it is set')
+    .option('--json', 'print the result as one JSON document on stdout (GateJsonSchema: the gate.csv cells); the table goes to stderr; the exit code is still the verdict')
     .action(async (bundles: string[], options: GateCliOptions) => {
       const file = options.gateFile && existsSync(options.gateFile) ? readGateFile(options.gateFile) : {};
       if (options.calibrate) {
+        if (options.json) throw new UserError('--json prints a gate decision; --calibrate writes its estimate into the gate file instead (drop --json)');
         if (!options.gateFile) throw new UserError('--calibrate writes its result into a gate file: add --gate-file <file> (created when missing)');
         const runs = await Promise.all(expandRuns(bundles).map((d) => analyzedBundle(d)));
         const entries = calibrate(runs, { metrics: options.metric, statistic: statisticOf(options.statistic, 'statistic' in file ? file.statistic : undefined) });
@@ -128,8 +137,17 @@ export function registerGate(program: Command): void {
         if (bundles.length !== 2) throw new UserError('gate needs <baseline> <candidate>, --baseline <runs...> --candidate <run>, one bundle with --baseline-arm/--candidate-arm, or one bundle with --aa');
         result = gateBundles(await analyzedBundle(bundles[0]!), await analyzedBundle(bundles[1]!), gate);
       }
-      process.stdout.write(gateText(result));
-      if (options.out) process.stdout.write(`wrote ${writeGateReport(result, options.out).join(', ')}\n`);
+      const human = options.json ? process.stderr : process.stdout;
+      human.write(gateText(result));
+      const files: string[] = [];
+      if (options.out) files.push(...writeGateReport(result, options.out));
+      if (options.junit) files.push(writeGateJunit(result, options.junit));
+      // GitHub Actions sets GITHUB_STEP_SUMMARY per step: the gate's verdicts land on the run page without a flag.
+      const stepSummary = process.env.GITHUB_STEP_SUMMARY;
+      if (options.summaryMd) files.push(writeGateSummary(result, options.summaryMd, 'write'));
+      else if (stepSummary) files.push(writeGateSummary(result, stepSummary, 'append'));
+      if (files.length > 0) human.write(`wrote ${files.join(', ')}\n`);
+      if (options.json) process.stdout.write(jsonDocument(gateJson(result, files)));
       process.exitCode = result.exitCode;
     });
 }

@@ -3,6 +3,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { analyzeLongCsv, AnalysisInputError, formatLongCsvResult } from '../../harness/analyze/index.ts';
 import { UserError } from '../../harness/errors.ts';
+import { jsonDocument, statsJson } from '../../reports/json/index.ts';
 
 interface StatsOptions {
   value: string;
@@ -14,6 +15,7 @@ interface StatsOptions {
   seedId?: string;
   where: [string, string][];
   unit?: string;
+  json?: boolean;
 }
 
 function positiveInteger(raw: string): number {
@@ -43,6 +45,7 @@ export function registerStats(program: Command): void {
     .option('--seed-id <id>', 'seed id; each comparison seeds from <id>:<value column>:<candidate> (default: the CSV file name)')
     .option('--where <column=value>', 'keep only rows where column equals value (repeatable), e.g. --where metric=completion_ms', whereClause, [])
     .option('--unit <unit>', 'unit of the value column (default: from its name, e.g. *_ms → ms)')
+    .option('--json', 'print the result as one JSON document on stdout (StatsJsonSchema: the summary and comparison CSV cells, with the Holm family); the tables go to stderr')
     .action((file: string, options: StatsOptions) => {
       if (!existsSync(file)) throw new UserError(`${file}: no such file`);
       const name = basename(file);
@@ -66,6 +69,8 @@ export function registerStats(program: Command): void {
       const out = options.out ?? join(dirname(file), `${basename(file, extname(file))}-stats`);
       mkdirSync(out, { recursive: true });
       for (const [fileName, content] of result.files) writeFileSync(join(out, fileName), content);
-      process.stdout.write(`${formatLongCsvResult(result)}\nwrote ${[...result.files.keys()].map((f) => join(out, f)).join(', ')}\n`);
+      const written = [...result.files.keys()].map((f) => join(out, f));
+      (options.json ? process.stderr : process.stdout).write(`${formatLongCsvResult(result)}\nwrote ${written.join(', ')}\n`);
+      if (options.json) process.stdout.write(jsonDocument(statsJson(result, { source: name, value: options.value }, written)));
     });
 }

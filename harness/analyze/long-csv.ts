@@ -5,7 +5,7 @@
 import Papa from 'papaparse';
 import type { ArmMetricData, Observation } from './arm-metric.ts';
 import { COMPARISONS_DETAIL_HEADER, COMPARISONS_HEADER, comparisonDetailRow, comparisonRow, runComparison, type ComparisonOutcome } from './comparison-table.ts';
-import { comparisonFamily } from './comparison-family.ts';
+import { comparisonFamily, type ComparisonFamily } from './comparison-family.ts';
 import { formatCell, toCsv, type Cell } from '../bundle/csv.ts';
 import { BundleInputError as AnalysisInputError } from '../bundle/schemas.ts';
 import { textTable } from './table.ts';
@@ -32,6 +32,10 @@ export interface LongCsvResult {
   files: Map<string, string>;
   summaries: ArmMetricSummary[];
   comparisons: ComparisonOutcome[];
+  /** The comparisons' Holm family (members index-aligned), the identity columns and the underpowered fraction: what `stats --json` renders. */
+  family: ComparisonFamily;
+  context: TableContext;
+  underpoweredFraction: number;
   control: string;
 }
 
@@ -123,7 +127,7 @@ export function analyzeLongCsv(text: string, options: LongCsvOptions): LongCsvRe
     ['comparisons-detail.csv', toCsv(COMPARISONS_DETAIL_HEADER, comparisons.map((o, i) => comparisonDetailRow(ctx, o, fraction, family.members[i])))],
     ['diagnostics.csv', toCsv(DIAGNOSTICS_HEADER, summaries.map((s) => diagnosticsRow(ctx, s, drifts.get(s))))],
   ]);
-  return { files, summaries, comparisons, control };
+  return { files, summaries, comparisons, family, context: ctx, underpoweredFraction: fraction, control };
 }
 
 /** Display only (CSV files keep full precision): 6 significant digits keep columns readable. */

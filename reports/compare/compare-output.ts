@@ -1,7 +1,7 @@
 /** Renders a bundle comparison: comparison.csv (full precision), a printed table, and a small HTML/markdown report. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv } from '../../harness/bundle/csv.ts';
+import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
 import { forestSpec } from '../plots/plot-specs.ts';
 import { renderVegaLite } from '../plots/render-svg.ts';
 import { fmt, fmtInterval, fmtRatio } from '../render/format.ts';
@@ -37,10 +37,9 @@ export const COMPARISON_CSV_HEADER = [
   'confidence_method',
 ] as const;
 
-export function comparisonCsv(comparison: BundleComparison): string {
-  return toCsv(
-    COMPARISON_CSV_HEADER,
-    comparison.rows.map((r) => [
+/** comparison.csv's cells (the `--json` rows are the same cells by column). */
+export function comparisonCsvRows(comparison: BundleComparison): Cell[][] {
+  return comparison.rows.map((r) => [
       r.arm,
       r.metric,
       r.unit,
@@ -65,8 +64,11 @@ export function comparisonCsv(comparison: BundleComparison): string {
       r.result?.mann_whitney_p,
       r.result ? r.result.conclusion : `not compared: ${r.missing}`,
       r.result?.method ?? '',
-    ]),
-  );
+    ]);
+}
+
+export function comparisonCsv(comparison: BundleComparison): string {
+  return toCsv(COMPARISON_CSV_HEADER, comparisonCsvRows(comparison));
 }
 
 export function comparisonTableOf(comparison: BundleComparison): Table {

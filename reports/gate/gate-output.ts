@@ -1,7 +1,7 @@
 /** What the gate prints and (with --out) writes: gate.csv, gate.md and gate.html with the forest plot and the threshold band. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv } from '../../harness/bundle/csv.ts';
+import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
 import { formatTextTable } from '../compare/compare-output.ts';
 import { forestSpec } from '../plots/plot-specs.ts';
 import { renderVegaLite } from '../plots/render-svg.ts';
@@ -66,10 +66,11 @@ export function gateSummaryText(result: GateResult): string {
   return lines.join('\n');
 }
 
-export function gateCsv(result: GateResult): string {
-  return toCsv(
-    ['arm', 'metric', 'statistic', 'design', 'threshold', 'baseline_n', 'baseline_failed', 'baseline_planned', 'baseline_runs', 'candidate_n', 'candidate_failed', 'candidate_planned', 'candidate_runs', 'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'difference', 'difference_ci95_low', 'difference_ci95_high', 'p_regression', 'bh_q', 'family', 'run_variance_covered', 'verdict', 'reason', 'more_blocks', 'confidence_method'],
-    result.cells.map((c) => [
+export const GATE_CSV_HEADER = ['arm', 'metric', 'statistic', 'design', 'threshold', 'baseline_n', 'baseline_failed', 'baseline_planned', 'baseline_runs', 'candidate_n', 'candidate_failed', 'candidate_planned', 'candidate_runs', 'ratio', 'ratio_ci95_low', 'ratio_ci95_high', 'difference', 'difference_ci95_low', 'difference_ci95_high', 'p_regression', 'bh_q', 'family', 'run_variance_covered', 'verdict', 'reason', 'more_blocks', 'confidence_method'] as const;
+
+/** gate.csv's cells (the `--json` cells are the same by column). */
+export function gateRows(result: GateResult): Cell[][] {
+  return result.cells.map((c) => [
       c.arm,
       c.metric,
       c.statistic,
@@ -97,8 +98,11 @@ export function gateCsv(result: GateResult): string {
       c.reason,
       c.moreBlocks,
       c.estimate.method,
-    ]),
-  );
+    ]);
+}
+
+export function gateCsv(result: GateResult): string {
+  return toCsv(GATE_CSV_HEADER, gateRows(result));
 }
 
 export function gateText(result: GateResult): string {

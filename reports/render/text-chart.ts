@@ -78,6 +78,6 @@ export function textIntervalChart(title: string, rows: readonly IntervalRow[], o
     free = start + text.length + 1;
   }
   lines.push(`${' '.repeat(labelWidth)} ${labels.join('').trimEnd()}`);
-  for (const m of marks) lines.push(`${' '.repeat(labelWidth)}  ┆ ${m.label}`);
+  for (const m of marks) lines.push(`${' '.repeat(labelWidth)}  ┆ at ${options.format(m.at)}: ${m.label}`);
   return lines;
 }

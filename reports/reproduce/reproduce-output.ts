@@ -1,20 +1,21 @@
 /** reproduction.csv (every published row, matched or not), reproduction-orderings.csv, reproduction.md and the printed table. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv } from '../../harness/bundle/csv.ts';
+import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
 import { formatTextTable } from '../compare/compare-output.ts';
 import { fmt, fmtInterval, fmtRatio } from '../render/format.ts';
 import { mdDetails, mdTable } from '../render/markdown.ts';
 import type { Table } from '../render/tables.ts';
 import type { Reproduction } from './reproduce.ts';
 
-const ROW_HEADER = [
+export const REPRODUCTION_HEADER = [
   'status', 'topic', 'published_backend', 'published_statistic', 'batch_date', 'published_n', 'published_value', 'unit',
   'our_variant', 'our_metric', 'our_statistic', 'cell', 'our_n', 'our_value', 'our_ci95_low', 'our_ci95_high', 'our_ci_method',
   'reference', 'published_ratio_to_reference', 'our_ratio_to_reference', 'reason', 'source_file',
 ] as const;
 
-export function reproductionCsv(r: Reproduction): string {
+/** reproduction.csv's cells, matched rows first (the `--json` rows are the same cells by column). */
+export function reproductionRows(r: Reproduction): Cell[][] {
   const matched = r.matched.map((m) => [
     'matched', m.published.topic, m.published.backend, m.published.statistic, m.published.batchDate, m.published.n, m.published.value, m.published.unit,
     m.variant, m.metric, m.statistic, m.cell, m.ours.n, m.ours.value, m.ours.ciLow, m.ours.ciHigh, m.ours.ciMethod,
@@ -24,14 +25,21 @@ export function reproductionCsv(r: Reproduction): string {
     'unmatched', u.published.topic, u.published.backend, u.published.statistic, u.published.batchDate, u.published.n, u.published.value, u.published.unit,
     '', '', '', '', '', '', '', '', '', '', '', '', u.reason, u.published.sourceFile,
   ]);
-  return toCsv(ROW_HEADER, [...matched, ...unmatched]);
+  return [...matched, ...unmatched];
+}
+
+export function reproductionCsv(r: Reproduction): string {
+  return toCsv(REPRODUCTION_HEADER, reproductionRows(r));
+}
+
+export const ORDERINGS_HEADER = ['id', 'claim', 'faster', 'slower', 'published_ratio', 'our_ratio', 'our_ratio_ci95_low', 'our_ratio_ci95_high', 'n', 'status', 'reason', 'method'] as const;
+
+export function orderingRows(r: Reproduction): Cell[][] {
+  return r.orderings.map((o) => [o.id, o.claim, o.faster, o.slower, o.publishedRatio, o.ourRatio, o.ourLow, o.ourHigh, o.n, o.status, o.reason, o.method]);
 }
 
 export function orderingsCsv(r: Reproduction): string {
-  return toCsv(
-    ['id', 'claim', 'faster', 'slower', 'published_ratio', 'our_ratio', 'our_ratio_ci95_low', 'our_ratio_ci95_high', 'n', 'status', 'reason', 'method'],
-    r.orderings.map((o) => [o.id, o.claim, o.faster, o.slower, o.publishedRatio, o.ourRatio, o.ourLow, o.ourHigh, o.n, o.status, o.reason, o.method]),
-  );
+  return toCsv(ORDERINGS_HEADER, orderingRows(r));
 }
 
 export function matchedTable(r: Reproduction): Table {
