@@ -7,6 +7,9 @@
  * (below 0.95 would mean sandbench misses part of the launch: a timing bug, not speed).
  * Commands: /bin/true, python3 -c pass, git --version, and the exact staged launch argv of a
  * prepared shell (unshare → mount overlay → bwrap → sh printing the shell-ready markers).
+ * One control row, not judged: /bin/true cold on both sides — sandbench without the launcher's
+ * warm-up launches, hyperfine with a 30 ms pause (`--prepare 'sleep 0.03'`) before each run — which
+ * shows the pause penalty is the machine's, not the harness's (launcher/PROTOCOL.md, "Warm-up launches").
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,6 +33,8 @@ const SHELL_READY_SCRIPT = `printf '%s\\n' 'REFERENCE_READY'; printf '%s\\n' 'RE
 interface Command {
   label: string;
   argv: string[];
+  /** A control row: printed with its ratio, not judged against the goal. */
+  control?: { sandbenchEnv: Record<string, string>; hyperfineArgs: string[] };
 }
 
 export interface FidelityRow {
@@ -38,7 +43,7 @@ export interface FidelityRow {
   hyperfine: { n: number; medianMs: number };
   ratio: number;
   ci95: { low: number; high: number };
-  verdict: 'within goal' | 'ABOVE 1.15' | 'BELOW 0.95 (timing bug?)';
+  verdict: 'within goal' | 'ABOVE 1.15' | 'BELOW 0.95 (timing bug?)' | 'control (not judged)';
 }
 
 /** POSIX single quotes: hyperfine -N splits its command string with shell-words rules. */
@@ -59,6 +64,7 @@ async function commands(scratch: string): Promise<Command[]> {
     { label: 'python3 -c pass', argv: ['python3', '-c', 'pass'] },
     { label: 'git --version', argv: ['git', '--version'] },
     { label: 'staged shell launch', argv: staged },
+    { label: '/bin/true cold (control)', argv: ['/bin/true'], control: { sandbenchEnv: { SANDBENCH_LAUNCH_WARMUPS: '0' }, hyperfineArgs: ['--prepare', 'sleep 0.03'] } },
   ];
 }
 
@@ -71,6 +77,20 @@ async function withoutProgressLines<T>(body: () => Promise<T>): Promise<T> {
     return await body();
   } finally {
     process.stderr.write = write;
+  }
+}
+
+/** Environment overrides for one sandbench run (the control row turns the launcher's warm-ups off). */
+async function withEnv<T>(env: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
+  try {
+    return await body();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
   }
 }
 
@@ -90,7 +110,9 @@ controls: { cpus: "${CPUS}" }
 task: { argv: ${JSON.stringify(command.argv)} }
 `,
   );
-  const result = await withoutProgressLines(async () => runSpec({ specPath, overrides: {}, out: join(dir, 'bundle'), requireAll: true, log: () => undefined, wiring: await runWiring() }));
+  const result = await withEnv(command.control?.sandbenchEnv ?? {}, () =>
+    withoutProgressLines(async () => runSpec({ specPath, overrides: {}, out: join(dir, 'bundle'), requireAll: true, log: () => undefined, wiring: await runWiring() })),
+  );
   const measured = result.records.filter((r) => !r.warmup);
   const ok = measured.filter((r) => r.outcome === 'ok' && typeof r.completion_ms === 'number');
   // Every trial must say how it was timed, and one run must not mix paths.
@@ -102,7 +124,8 @@ task: { argv: ${JSON.stringify(command.argv)} }
 
 async function hyperfineTimes(scratch: string, command: Command, runs: number, warmups: number): Promise<number[]> {
   const out = join(scratch, `hf-${Date.now()}.json`);
-  await execa('taskset', ['-c', CPUS, 'hyperfine', '-N', '--style', 'none', '--warmup', String(warmups), '--runs', String(runs), '--export-json', out, command.argv.map(quote).join(' ')], {
+  const extra = command.control?.hyperfineArgs ?? [];
+  await execa('taskset', ['-c', CPUS, 'hyperfine', '-N', '--style', 'none', '--warmup', String(warmups), '--runs', String(runs), ...extra, '--export-json', out, command.argv.map(quote).join(' ')], {
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' },
     extendEnv: false,
   });
@@ -112,13 +135,14 @@ async function hyperfineTimes(scratch: string, command: Command, runs: number, w
   return result.times.map((seconds) => seconds * 1000);
 }
 
-function row(label: string, sandbench: { times: number[]; failed: number }, hyperfine: number[], seed: number): FidelityRow {
+function row(command: Command, sandbench: { times: number[]; failed: number }, hyperfine: number[], seed: number): FidelityRow {
+  const label = command.label;
   const s = median(sandbench.times);
   const h = median(hyperfine);
   const replicates = unpairedReplicates(sandbench.times, hyperfine, 5000, seed).ratio.sort();
   const ci95 = percentileInterval(replicates);
   const ratio = s / h;
-  const verdict = ratio > FIDELITY_GOAL.maxRatio ? 'ABOVE 1.15' : ratio < FIDELITY_GOAL.minRatio ? 'BELOW 0.95 (timing bug?)' : 'within goal';
+  const verdict = command.control ? 'control (not judged)' : ratio > FIDELITY_GOAL.maxRatio ? 'ABOVE 1.15' : ratio < FIDELITY_GOAL.minRatio ? 'BELOW 0.95 (timing bug?)' : 'within goal';
   return { label, sandbench: { n: sandbench.times.length, failed: sandbench.failed, medianMs: s }, hyperfine: { n: hyperfine.length, medianMs: h }, ratio, ci95, verdict };
 }
 
@@ -129,7 +153,10 @@ export async function measureFidelity(rounds = 4, perRound = 15, warmups = 3): P
   try {
     const list = await commands(scratch);
     const session = await timingSession();
-    const floor = session.path === 'launcher' ? `launcher floor (/bin/true, n=${session.calibration.n}) median ${session.calibration.medianMs.toFixed(3)} ms, MAD ${session.calibration.madMs.toFixed(3)} ms` : `Node path (${session.reason})`;
+    const floor =
+      session.path === 'launcher'
+        ? `launcher floor (/bin/true, n=${session.calibration.n}, ${session.calibration.warmupLaunches} warm-up launches before each) median ${session.calibration.medianMs.toFixed(3)} ms, MAD ${session.calibration.madMs.toFixed(3)} ms`
+        : `Node path (${session.reason})`;
     const collected = list.map(() => ({ sandbench: { times: [] as number[], failed: 0 }, hyperfine: [] as number[] }));
     const load: number[] = [loadavg()[0]!];
     for (let round = 0; round < rounds; round++) {
@@ -148,7 +175,7 @@ export async function measureFidelity(rounds = 4, perRound = 15, warmups = 3): P
       }
       load.push(loadavg()[0]!);
     }
-    return { rows: list.map((command, i) => row(command.label, collected[i]!.sandbench, collected[i]!.hyperfine, 7 + i)), load, floor };
+    return { rows: list.map((command, i) => row(command, collected[i]!.sandbench, collected[i]!.hyperfine, 7 + i)), load, floor };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -157,11 +184,11 @@ export async function measureFidelity(rounds = 4, perRound = 15, warmups = 3): P
 export function formatFidelity(result: Awaited<ReturnType<typeof measureFidelity>>): string {
   const lines = [
     `fidelity: sandbench (host, command kind, cpus ${CPUS}) vs taskset -c ${CPUS} hyperfine -N, interleaved; ${result.floor}; load average ${result.load.map((l) => l.toFixed(1)).join(' → ')}`,
-    `  ${'command'.padEnd(22)} ${'sandbench P50'.padStart(14)} ${'hyperfine P50'.padStart(14)} ${'ratio'.padStart(6)}  95% CI          verdict (goal ${FIDELITY_GOAL.minRatio}–${FIDELITY_GOAL.maxRatio})`,
+    `  ${'command'.padEnd(24)} ${'sandbench P50'.padStart(14)} ${'hyperfine P50'.padStart(14)} ${'ratio'.padStart(6)}  95% CI          verdict (goal ${FIDELITY_GOAL.minRatio}–${FIDELITY_GOAL.maxRatio})`,
   ];
   for (const r of result.rows) {
     lines.push(
-      `  ${r.label.padEnd(22)} ${`${r.sandbench.medianMs.toFixed(3)} ms`.padStart(14)} ${`${r.hyperfine.medianMs.toFixed(3)} ms`.padStart(14)} ${r.ratio.toFixed(3).padStart(6)}  [${r.ci95.low.toFixed(3)}, ${r.ci95.high.toFixed(3)}]  ${r.verdict}  (n=${r.sandbench.n}${r.sandbench.failed ? `, ${r.sandbench.failed} failed` : ''} / ${r.hyperfine.n})`,
+      `  ${r.label.padEnd(24)} ${`${r.sandbench.medianMs.toFixed(3)} ms`.padStart(14)} ${`${r.hyperfine.medianMs.toFixed(3)} ms`.padStart(14)} ${r.ratio.toFixed(3).padStart(6)}  [${r.ci95.low.toFixed(3)}, ${r.ci95.high.toFixed(3)}]  ${r.verdict}  (n=${r.sandbench.n}${r.sandbench.failed ? `, ${r.sandbench.failed} failed` : ''} / ${r.hyperfine.n})`,
     );
   }
   return lines.join('\n');

@@ -1,11 +1,12 @@
 /** A checkpoint record says how its processes were launched: the run's timing path and launcher floor. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkpointRecord } from '../../experiments/checkpoint/checkpoint-record.ts';
+import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { judgeCheckpoint } from '../../experiments/checkpoint/checkpoint-judge.ts';
 import { closeTimingSession, timingSession } from '../../executors/launch/timing-session.ts';
 import { passingObservation } from './observation-fixture.ts';
 
-const base = { run_id: 'r', schema_version: 1, experiment: 'checkpoint', arm: { backend: 'staged', variant: null }, block: 0, position: 0, trial_id: 't', warmup: false, seed: 1, outcome: 'failed', failure_category: null, exit_code: null, t_spawn_ns: null, ready_ms: null, result_ms: null, completion_ms: null, metrics: {}, validity: {}, notes: [], facts: {} } as const;
+const base: TrialRecord = { run_id: 'r', schema_version: 1, experiment: 'checkpoint', arm: { backend: 'staged', variant: null }, block: 0, position: 0, trial_id: 't', warmup: false, seed: 1, outcome: 'failed', failure_category: null, exit_code: null, t_spawn_ns: null, ready_ms: null, result_ms: null, completion_ms: null, metrics: {}, validity: {}, notes: [], facts: {} };
 
 afterAll(async () => closeTimingSession());
 
