@@ -372,6 +372,9 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
         // A signal death (exit >= 128) the harness did not cause: ask the engine whether it was a kill from outside.
         if (!killed && !info.timedOut && !info.infraFailure && (info.exitCode ?? 0) >= 128 && (await engineLoggedKill(eng, name, launchedAtMs).catch(() => false))) {
           info = { ...info, infraFailure: { category: 'killed_externally', reason: `${eng.kind} logged a kill of container ${name} that the harness did not send (\`${eng.kind} kill\` from outside); client exit ${info.exitCode}` } };
+        } else if (!killed && !info.timedOut && !info.infraFailure && info.signal) {
+          // The client itself died of a signal the harness never sent (e.g. another process's cleanup): infrastructure, not the task.
+          info = { ...info, infraFailure: { category: 'killed_externally', reason: `the ${eng.kind} client of container ${name} died of ${info.signal}, which the harness did not send (killed from outside)` } };
         }
         if (killed || info.timedOut || info.signal) await remove().catch(() => undefined);
         return info;

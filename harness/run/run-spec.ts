@@ -28,7 +28,8 @@ import { findLeftovers } from '../clean/find-leftovers.ts';
 import { shardPlan, type ShardSelector } from '../fleet/shard-plan.ts';
 import { readHostIdentity } from '../fleet/host-identity.ts';
 import { writeEnvironment } from '../provenance/environment.ts';
-import { resolveArmBuilds } from '../spec/arm-build-check.ts';
+import { checkBuildsUnchanged, resolveArmBuilds } from '../spec/arm-build-check.ts';
+import { fileSha256 } from '../provenance/build-identity.ts';
 import { armBuilds } from '../spec/arm-builds.ts';
 import { ensureArmImages } from '../image/arm-images.ts';
 import type { Spec } from '../spec/schema.ts';
@@ -115,6 +116,8 @@ async function startResume(request: RunRequest): Promise<StartedRun> {
   const plan = JSON.parse(readFileSync(join(bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
   const experiment = experimentFor(resolved.spec, request.wiring);
   resolveArmBuilds(join(bundleDir, BUNDLE_FILES.resolvedSpec), resolved.spec.arms);
+  const environmentPath = join(bundleDir, BUNDLE_FILES.environment);
+  if (existsSync(environmentPath)) checkBuildsUnchanged(JSON.parse(readFileSync(environmentPath, 'utf8')), resolved.spec.arms, fileSha256);
   const availability = await probeArms(experiment.executorArms(resolved.spec), request.wiring.createExecutor, armBuilds(resolved.spec));
   const missing = availability.filter((a) => !a.probe.available);
   if (missing.length > 0) throw new UserError(`--resume: arm ${armLabel(missing[0]!.arm)} is no longer available (${missing[0]!.probe.reason})`);

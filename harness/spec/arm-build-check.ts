@@ -55,3 +55,22 @@ export function resolveArmBuilds<T extends ArmWithBuild>(specFile: string, arms:
     return { ...arm, build };
   });
 }
+
+/**
+ * --resume: every build binary must still be the file the run started with (sha256 recorded in
+ * environment.json `arms`), else the resumed trials would measure another build under the same arm.
+ */
+export function checkBuildsUnchanged(environment: { arms?: Record<string, { build?: Record<string, string> }> } | null, arms: readonly ArmWithBuild[], sha256Of: (path: string) => string): void {
+  for (const arm of arms) {
+    if (!arm.build) continue;
+    const label = arm.variant ? `${arm.backend}:${arm.variant}` : arm.backend;
+    const recorded = environment?.arms?.[label]?.build ?? {};
+    for (const field of BUILD_BINARY_FIELDS) {
+      const path = arm.build[field];
+      const before = recorded[`build_${field}_sha256`];
+      if (path === undefined || before === undefined) continue;
+      const now = `sha256:${sha256Of(path)}`;
+      if (now !== before) throw new UserError(`--resume: arm ${label} build.${field} ${path} changed since the run started (${before} then, ${now} now): resuming would mix two builds in one arm — restore the file or start a new run`);
+    }
+  }
+}

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../harness/errors.ts';
 import { ArmSpecSchema } from '../../harness/spec/schema.ts';
-import { resolveArmBuilds } from '../../harness/spec/arm-build-check.ts';
+import { checkBuildsUnchanged, resolveArmBuilds } from '../../harness/spec/arm-build-check.ts';
+import { fileSha256 } from '../../harness/provenance/build-identity.ts';
 import { armBuilds } from '../../harness/spec/arm-builds.ts';
 import { runCli } from '../reports/run-cli.ts';
 
@@ -69,5 +70,13 @@ describe('resolveArmBuilds (run start)', () => {
     const result = await runCli(['run', path, '--out', join(work, 'never')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${path}: arms[0].build.wrapper: ${work}/missing-wrapper (from "./missing-wrapper", relative to the spec file) does not exist`);
+  });
+
+  it('--resume refuses a build binary whose sha256 changed since the run started', () => {
+    const arms = [{ backend: 'podman', variant: 'new', build: { runtime: tool } }];
+    const env = (sha: string) => ({ arms: { 'podman:new': { build: { build_runtime: tool, build_runtime_sha256: sha } } } });
+    expect(() => checkBuildsUnchanged(env(`sha256:${fileSha256(tool)}`), arms, fileSha256)).not.toThrow();
+    expect(() => checkBuildsUnchanged(env('sha256:0000'), arms, fileSha256)).toThrow(/--resume: arm podman:new build.runtime .* changed since the run started \(sha256:0000 then, sha256:[0-9a-f]{64} now\)/);
+    expect(() => checkBuildsUnchanged(null, arms, fileSha256)).not.toThrow();
   });
 });
