@@ -8,14 +8,21 @@
  *   planned, completed, failed, failures — attempts; failures as category=count;count
  *   throughput_rps, throughput_ci95_low, throughput_ci95_high — completed ÷ cell wall; percentile
  *     bootstrap over equal time windows of each cell run (resamples from the spec)
+ *   steady_throughput_rps — completed ÷ model span (the cell's first model request → its last reply),
+ *     pooled over runs: the loop's rate without the finite run's substrate-only ramp-up (before any
+ *     request) and drain (the last candidates' scoring); what the ceiling bounds
  *   ceiling_rps — slots ÷ mean configured model service time per completed rollout
  *   latency_p50_ms, latency_p95_ms (n ≥ 30), latency_p99_ms (n ≥ 100) — rollout wall
  *   prepare_ms, ready_ms, model_ms, tool_ms, evaluation_ms, drop_ms, wall_ms — phase means (sum = wall)
  *   substrate_ms — mean wall − model; queue_wait_ms — mean model queue wait per rollout
- *   utilization — busy slot-time ÷ (slots × wall), pooled over the cell's runs; bottleneck
+ *   utilization — busy slot-time ÷ (slots × model span: the cell's first model request → its last
+ *     reply), pooled over the cell's runs; utilization_wall — the same over the whole cell wall
+ *     (ramp-up and drain included); bottleneck (rollout-phases.ts bottleneckOf)
  *   candidate_bytes_mean, store_new_bytes — candidate size and what retaining added to the store
  *   budget_peak_bytes (max over runs), pss_peak_kib_p50 (per rollout), harness_rss_peak_bytes
- *   harness_cpu_ms_per_rollout — process.cpuUsage over the cell ÷ attempts
+ *   harness_cpu_ms_per_rollout (+ _user, _system) — process.cpuUsage over the cell ÷ attempts (the
+ *     harness's own process: executors' spawns, copies and removals included; the model service and
+ *     the native launcher are their own processes)
  *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts (percentile bootstrap)
  *   cell_wall_ms, load_1m_start, load_1m_end
  */
@@ -35,12 +42,12 @@ export const ROLLOUT_DELTAS_FILE = 'rollout-reward-deltas.csv';
 export const ROLLOUT_SUMMARY_HEADER = [
   'cell', 'backend', 'agent', 'fault', 'concurrency', 'slots', 'base_ms', 'per_token_ms',
   'planned', 'completed', 'failed', 'failures',
-  'throughput_rps', 'throughput_ci95_low', 'throughput_ci95_high', 'ceiling_rps',
+  'throughput_rps', 'throughput_ci95_low', 'throughput_ci95_high', 'steady_throughput_rps', 'ceiling_rps',
   'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms',
   'prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms', 'wall_ms',
-  'substrate_ms', 'queue_wait_ms', 'utilization', 'bottleneck',
+  'substrate_ms', 'queue_wait_ms', 'utilization', 'utilization_wall', 'bottleneck',
   'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'pss_peak_kib_p50', 'harness_rss_peak_bytes',
-  'harness_cpu_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
+  'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
   'cell_wall_ms', 'load_1m_start', 'load_1m_end',
 ] as const;
 /** The execution contract's minimal evaluator record, plus the cell and outcome for joins. */
@@ -104,12 +111,14 @@ export interface CellSummary {
   failures: string;
   throughput: number | null;
   throughputCi: { low: number; high: number } | null;
+  steadyThroughput: number | null;
   ceiling: number | null;
   p50: number | null;
   p95: number | null;
   p99: number | null;
   phases: Record<(typeof PHASES)[number] | 'wall_ms' | 'substrate_ms' | 'model_queue_ms', number | null>;
   utilization: number | null;
+  utilizationWall: number | null;
   bottleneck: Bottleneck | null;
   candidateBytes: number | null;
   storeNewBytes: number;
@@ -117,6 +126,8 @@ export interface CellSummary {
   pssP50: number | null;
   harnessRss: number | null;
   harnessCpuPerRollout: number | null;
+  harnessCpuUserPerRollout: number | null;
+  harnessCpuSystemPerRollout: number | null;
   reward: number | null;
   rewardCi: { low: number; high: number } | null;
   cellWallMs: number;
@@ -145,7 +156,12 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
     const windows: Window[] = [];
     let wallTotal = 0;
     let busyTotal = 0;
+    let spanTotal = 0;
     let cpuTotal = 0;
+    let cpuUser = 0;
+    let cpuSystem = 0;
+    let steadyCount = 0;
+    let steadySpan = 0;
     let attemptsTotal = 0;
     let peak: number | null = null;
     let rss: number | null = null;
@@ -154,8 +170,13 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       const wall = metric(runRecords[0]!, 'cell_wall_ms') ?? 0;
       const okEnds = runRecords.filter((r) => r.outcome === 'ok').map((r) => metric(r, 'attempt_end_offset_ms') ?? 0);
       windows.push(...timeWindows(okEnds, wall, Math.min(16, Math.max(2, Math.floor(okEnds.length / 4)))));
+      steadyCount += okEnds.length;
+      steadySpan += metric(runRecords[0]!, 'cell_model_span_ms') ?? 0;
+      cpuUser += metric(runRecords[0]!, 'cell_harness_cpu_user_ms') ?? 0;
+      cpuSystem += metric(runRecords[0]!, 'cell_harness_cpu_system_ms') ?? 0;
       wallTotal += wall;
       busyTotal += metric(runRecords[0]!, 'cell_busy_slot_ms') ?? 0;
+      spanTotal += metric(runRecords[0]!, 'cell_model_span_ms') ?? 0;
       cpuTotal += metric(runRecords[0]!, 'cell_harness_cpu_ms') ?? 0;
       attemptsTotal += metric(runRecords[0]!, 'cell_attempts') ?? runRecords.length;
       const p = metric(runRecords[0]!, 'cell_budget_peak_bytes');
@@ -169,7 +190,8 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
     const walls = values(ok, 'wall_ms');
     const sorted = [...walls].sort((a, b) => a - b);
     const phase = (name: string) => mean(values(ok, name));
-    const utilization = wallTotal > 0 ? busyTotal / (slots * wallTotal) : null;
+    const utilization = spanTotal > 0 ? busyTotal / (slots * spanTotal) : null;
+    const utilizationWall = wallTotal > 0 ? busyTotal / (slots * wallTotal) : null;
     const meanQueue = phase('model_queue_ms');
     const meanSubstrate = phase('substrate_ms');
     const meanWall = phase('wall_ms');
@@ -191,6 +213,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       failures: counts(all.filter((r) => r.outcome !== 'ok').map((r) => r.failure_category ?? 'none')),
       throughput,
       throughputCi: bootstrapCi(windows, windowRate, resamples, `${runId}:throughput:${cell}`),
+      steadyThroughput: steadySpan > 0 ? (steadyCount * 1000) / steadySpan : null,
       ceiling: configured && configured > 0 ? (slots * 1000) / configured : null,
       p50: sorted.length > 0 ? quantile(sorted, 0.5) : null,
       p95: sorted.length >= 30 ? quantile(sorted, 0.95) : null,
@@ -200,6 +223,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
         evaluation_ms: phase('evaluation_ms'), drop_ms: phase('drop_ms'), wall_ms: meanWall, substrate_ms: meanSubstrate, model_queue_ms: meanQueue,
       },
       utilization,
+      utilizationWall,
       bottleneck: utilization !== null && meanQueue !== null && meanSubstrate !== null && meanWall !== null ? bottleneckOf(utilization, meanQueue, meanSubstrate, meanWall) : null,
       candidateBytes: mean(values(ok, 'candidate_bytes')),
       storeNewBytes: values(all, 'candidate_new_store_bytes').reduce((a, b) => a + b, 0),
@@ -207,6 +231,8 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       pssP50: values(ok, 'pss_peak_kib').length > 0 ? quantile(values(ok, 'pss_peak_kib'), 0.5) : null,
       harnessRss: rss,
       harnessCpuPerRollout: attemptsTotal > 0 ? cpuTotal / attemptsTotal : null,
+      harnessCpuUserPerRollout: attemptsTotal > 0 ? cpuUser / attemptsTotal : null,
+      harnessCpuSystemPerRollout: attemptsTotal > 0 ? cpuSystem / attemptsTotal : null,
       reward: mean(rewards),
       rewardCi: bootstrapCi(rewards, mean, resamples, `${runId}:reward:${cell}`),
       cellWallMs: wallTotal,
@@ -264,12 +290,12 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   const summaryRows: Cell[][] = summaries.map((s) => [
     s.cell, s.backend, s.agent, s.fault, s.concurrency, s.slots, s.baseMs, s.perTokenMs,
     s.planned, s.completed, s.failed, s.failures,
-    s.throughput, s.throughputCi?.low, s.throughputCi?.high, s.ceiling,
+    s.throughput, s.throughputCi?.low, s.throughputCi?.high, s.steadyThroughput, s.ceiling,
     s.p50, s.p95, s.p99,
     s.phases.prepare_ms, s.phases.ready_ms, s.phases.model_ms, s.phases.tool_ms, s.phases.evaluation_ms, s.phases.drop_ms, s.phases.wall_ms,
-    s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.bottleneck,
+    s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.utilizationWall, s.bottleneck,
     s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.pssP50, s.harnessRss,
-    s.harnessCpuPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
+    s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
     s.cellWallMs, s.load[0], s.load[1],
   ]);
   const scoreRows: Cell[][] = input.records.filter((r) => !r.warmup).map((r) => [
@@ -280,9 +306,9 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
 
   const table: Table = {
     caption: 'Rollouts per cell: completed/s [95% CI] against the model ceiling, latency, substrate time, storage, memory, reward and bottleneck',
-    header: ['cell', 'completed/planned', 'rollouts/s', 'ceiling', 'P50/P95 ms', 'substrate ms', 'candidate B', 'budget peak MiB', 'reward', 'bottleneck', 'harness CPU ms/rollout', 'failures'],
+    header: ['cell', 'completed/planned', 'rollouts/s', 'steady', 'ceiling', 'P50/P95 ms', 'substrate ms', 'candidate B', 'budget peak MiB', 'reward', 'bottleneck', 'harness CPU ms/rollout', 'failures'],
     rows: summaries.map((s) => [
-      s.cell, `${s.completed}/${s.planned}`, `${f(s.throughput, 3)}${ci(s.throughputCi?.low, s.throughputCi?.high, 3)}`, f(s.ceiling, 3),
+      s.cell, `${s.completed}/${s.planned}`, `${f(s.throughput, 3)}${ci(s.throughputCi?.low, s.throughputCi?.high, 3)}`, f(s.steadyThroughput, 3), f(s.ceiling, 3),
       `${f(s.p50, 0)}/${f(s.p95, 0)}`, f(s.phases.substrate_ms, 0), f(s.candidateBytes, 0), s.budgetPeakBytes === null ? '–' : (s.budgetPeakBytes / 1048576).toFixed(0),
       `${f(s.reward, 2)}${ci(s.rewardCi?.low, s.rewardCi?.high, 2)}`, s.bottleneck ?? '–', f(s.harnessCpuPerRollout, 2), s.failures || '–',
     ]),
@@ -317,6 +343,9 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
       evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'ci95_low', n: s.completed, value: s.throughputCi.low, unit: 'rollouts/s', limitations });
       evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'ci95_high', n: s.completed, value: s.throughputCi.high, unit: 'rollouts/s', limitations });
     }
+    if (s.steadyThroughput !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'steady_rate', n: s.completed, value: s.steadyThroughput, unit: 'rollouts/s', limitations });
+    if (s.ceiling !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'model_ceiling_rollouts_per_s', statistic: 'configured', n: s.completed, value: s.ceiling, unit: 'rollouts/s', limitations });
+    if (s.harnessCpuPerRollout !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'harness_cpu_ms_per_rollout', statistic: 'mean', n: s.planned, value: s.harnessCpuPerRollout, unit: 'ms', limitations });
     evidence.push({ ...base, topic: 'rollout_latency', metric: 'wall_ms', statistic: 'P50', n: s.completed, value: s.p50, unit: 'ms', limitations });
     if (s.p95 !== null) evidence.push({ ...base, topic: 'rollout_latency', metric: 'wall_ms', statistic: 'P95_reference', n: s.completed, value: s.p95, unit: 'ms', limitations });
     evidence.push({ ...base, topic: 'rollout_latency', metric: 'substrate_ms', statistic: 'mean', n: s.completed, value: s.phases.substrate_ms, unit: 'ms', limitations });

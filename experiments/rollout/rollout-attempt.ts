@@ -8,7 +8,8 @@
  * the model journal (rollout-phases.ts). Never throws for a failure of the rollout: a failure is a
  * category on the result.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
@@ -132,7 +133,14 @@ function samplePss(running: RunningTrial, intervalMs: number): { stop(): { peakK
   };
 }
 
-export async function runAttempt(input: AttemptInput, kill: { onKill(listener: () => void): void }): Promise<AttemptResult> {
+export interface AttemptHooks {
+  /** Register what stops this attempt's sandboxes (harness interrupt). */
+  onKill(listener: () => void): void;
+  /** Test hook (fault injection): the agent's sandbox right after launch. */
+  onLaunched?(running: RunningTrial): void;
+}
+
+export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promise<AttemptResult> {
   const stamps: AttemptStamps = { start: now(), staged: null, launched: null, exit: null, scored: null, end: 0n };
   const notes: string[] = [];
   const facts: Record<string, unknown> = {};
@@ -151,7 +159,8 @@ export async function runAttempt(input: AttemptInput, kill: { onKill(listener: (
   } finally {
     await input.executor.finishTrial(agentTrial).catch((error) => notes.push(`finishTrial (agent): ${errorText(error)}`));
     if (scoringTrial) await input.scoringExecutor.finishTrial(scoringTrial).catch((error) => notes.push(`finishTrial (scoring): ${errorText(error)}`));
-    rmSync(input.scratchDir, { recursive: true, force: true });
+    // async: a synchronous rm of a workspace copy blocks every other worker's event-loop turn
+    await rm(input.scratchDir, { recursive: true, force: true }).catch((error) => notes.push(`scratch removal: ${errorText(error)}`));
     stamps.end = now();
   }
   return outcome;
@@ -173,6 +182,7 @@ export async function runAttempt(input: AttemptInput, kill: { onKill(listener: (
       return result({ category: 'setup_failed' });
     }
     stamps.launched = running.tSpawnNs;
+    kill.onLaunched?.(running);
     let killedByHarness = false;
     kill.onKill(() => {
       killedByHarness = true;
@@ -185,6 +195,8 @@ export async function runAttempt(input: AttemptInput, kill: { onKill(listener: (
     const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples };
     facts.agent_stderr_tail = stderrTail(running.lines);
     const agentFailure = agentExitCategory(exit, input.arm.cli === null, killedByHarness);
+    // A sandbox that died abnormally may leave members of its tree (the agent under a killed shell): stop them.
+    if (agentFailure && !killedByHarness) await running.kill('rollout over: stray processes of a failed sandbox').catch(() => undefined);
 
     let collected;
     try {

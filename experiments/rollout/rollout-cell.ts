@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type TaskCommand } from '../../harness/contracts/executor.ts';
+import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type RunningTrial, type TaskCommand } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
@@ -18,7 +18,7 @@ import type { AgentLayer } from '../agent/layers.ts';
 import { LAYER_TARGET } from '../agent/agent-kind.ts';
 import { runAttempt, type AttemptResult } from './rollout-attempt.ts';
 import type { RolloutArm } from './rollout-arms.ts';
-import { attemptPhases, attemptTraffic, busySlotMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
+import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
 import type { AttemptPath, RolloutTask } from './task-contract.ts';
 
@@ -53,8 +53,8 @@ export interface CellInput {
   layer: AgentLayer | null;
   options: RolloutSpec;
   timeoutMs: number;
-  /** Test hook: called with each attempt's live handles once it is launched (fault injection). */
-  onAttemptStart?: (attempt: CellAttempt, index: number) => void;
+  /** Test hook (fault injection): each attempt's agent sandbox right after launch. */
+  onLaunched?: (attempt: CellAttempt, running: RunningTrial) => void;
 }
 
 export interface CellAttemptOutcome {
@@ -75,8 +75,14 @@ export interface CellResult {
   peak: PeakReport | null;
   budgetError: string | null;
   harnessCpuMs: number;
+  harnessCpuUserMs: number;
+  harnessCpuSystemMs: number;
   harnessRssPeakBytes: number;
+  /** busy slot-time ÷ (slots × model span): first request → last reply of the cell. */
   utilization: number | null;
+  /** busy slot-time ÷ (slots × cell wall). */
+  utilizationWall: number | null;
+  modelSpanMs: number | null;
   busySlotMs: number;
   baselineUnchanged: boolean;
   serviceError: string | null;
@@ -164,7 +170,6 @@ export async function runCell(input: CellInput): Promise<CellResult> {
       const listeners: (() => void)[] = [];
       const kill = () => listeners.forEach((listener) => listener());
       killers.add(kill);
-      input.onAttemptStart?.(attempt, attemptIndex);
       const result = await runAttempt(
         {
           run: input.run,
@@ -187,7 +192,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
           retain: input.options.retain,
           pssIntervalMs: input.options.pss_interval,
         },
-        { onKill: (listener) => listeners.push(listener) },
+        { onKill: (listener) => listeners.push(listener), ...(input.onLaunched ? { onLaunched: (running: RunningTrial) => input.onLaunched!(attempt, running) } : {}) },
       );
       killers.delete(kill);
       outcomes.push({ attempt, result, oomKillsDuring: budget.oomKillCount() - oomBefore, worker: index, notes: [...result.notes] });
@@ -216,6 +221,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   for (const entry of entries) byAttempt.set(entry.attempt!, [...(byAttempt.get(entry.attempt!) ?? []), entry]);
   const wallMs = msBetween(tStart, tEnd);
   const busy = busySlotMs(entries);
+  const span = modelSpanMs(entries);
   const final = outcomes.map((o) => {
     const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
     const { category, note } = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
@@ -237,8 +243,12 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     peak,
     budgetError,
     harnessCpuMs: (cpu.user + cpu.system) / 1000,
+    harnessCpuUserMs: cpu.user / 1000,
+    harnessCpuSystemMs: cpu.system / 1000,
     harnessRssPeakBytes: rssPeak,
-    utilization: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,
+    utilization: span ? busy / (input.capacity.slots * span) : null,
+    utilizationWall: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,
+    modelSpanMs: span,
     busySlotMs: busy,
     baselineUnchanged,
     serviceError,

@@ -29,6 +29,7 @@ import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from '
 import { rolloutRecord } from './rollout-record.ts';
 import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
 import type { TaskSet } from './task-contract.ts';
+import { loadTaskSet } from './tasks/index.ts';
 
 export const ROLLOUT_ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'run-rollout-agent.sh');
 export const BUILTIN_AGENT_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'agent', 'agent.py');
@@ -38,8 +39,8 @@ export interface RolloutKindDeps {
   loadTasks?(name: string, options: { cacheDir: string; taskIds?: readonly string[]; log: (line: string) => void }): Promise<TaskSet>;
   /** The built-in agent's file (default experiments/rollout/agent/agent.py). */
   agentScript?: string;
-  /** Test hook for fault injection: each attempt as it starts, with the cell's executor. */
-  onAttemptStart?: Parameters<typeof runCell>[0]['onAttemptStart'];
+  /** Test hook (fault injection): each attempt's agent sandbox right after launch. */
+  onLaunched?: Parameters<typeof runCell>[0]['onLaunched'];
 }
 
 interface RunState {
@@ -55,10 +56,8 @@ interface RunState {
 }
 
 async function defaultLoadTasks(name: string, options: { cacheDir: string; taskIds?: readonly string[]; log: (line: string) => void }): Promise<TaskSet> {
-  const modulePath = './tasks/index.ts';
-  const tasks = (await import(modulePath)) as { loadTaskSet(name: string, opts: Record<string, unknown>): Promise<TaskSet> };
   const path = name.endsWith('.jsonl') && !isAbsolute(name) ? join(PROJECT_ROOT, name) : name;
-  const set = await tasks.loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log });
+  const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log });
   if (!options.taskIds) return set;
   const chosen = options.taskIds.map((id) => {
     const task = set.tasks.find((t) => t.id === id);
@@ -187,7 +186,7 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
       layer: arm.cli ? state.layers.get(arm.cli.name) ?? null : null,
       options: state.options,
       timeoutMs: ctx.spec.timeout,
-      ...(deps.onAttemptStart ? { onAttemptStart: deps.onAttemptStart } : {}),
+      ...(deps.onLaunched ? { onLaunched: deps.onLaunched } : {}),
     });
   } catch (error) {
     for (const trial of planned) records.set(trial.trial_id, { ...baseRecord(ctx, trial), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });

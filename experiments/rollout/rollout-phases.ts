@@ -101,9 +101,34 @@ export function bottleneckOf(utilization: number, meanQueueWaitMs: number, meanS
   return 'mixed';
 }
 
-/** Busy slot-time of a cell's journal entries (measured service of generation requests that got a slot). */
+/**
+ * Busy slot-time of a cell's journal entries: per generation request that got a slot, the span the
+ * capacity schedule charged it (scheduled start → due end, services/model/capacity.ts), else its
+ * measured service. The schedule hands a slot over at the previous reply's due end, so a reply that
+ * started late still ends on time and its measured service_ms undercounts the slot's occupancy.
+ */
 export function busySlotMs(entries: readonly ModelJournalEntry[]): number {
   let total = 0;
-  for (const entry of entries) if (GENERATION.has(entry.endpoint) && entry.t_service_start_ns !== null) total += entry.service_ms ?? 0;
+  for (const entry of entries) {
+    if (!GENERATION.has(entry.endpoint) || entry.t_service_start_ns === null) continue;
+    const charged = entry.t_scheduled_start_ns !== null && entry.t_due_end_ns !== null ? ms(BigInt(entry.t_scheduled_start_ns), BigInt(entry.t_due_end_ns)) : null;
+    total += Math.max(charged ?? 0, entry.service_ms ?? 0);
+  }
   return total;
+}
+
+/** From the cell's first model request to its last reply: the span in which the model had work (utilization's denominator, so the loop's substrate-only ramp-up and drain do not dilute it). */
+export function modelSpanMs(entries: readonly ModelJournalEntry[]): number | null {
+  let first: bigint | null = null;
+  let last: bigint | null = null;
+  for (const entry of entries) {
+    if (!GENERATION.has(entry.endpoint)) continue;
+    const arrival = BigInt(entry.t_arrival_ns);
+    if (first === null || arrival < first) first = arrival;
+    if (entry.t_service_end_ns !== null) {
+      const end = BigInt(entry.t_service_end_ns);
+      if (last === null || end > last) last = end;
+    }
+  }
+  return first !== null && last !== null && last > first ? ms(first, last) : null;
 }

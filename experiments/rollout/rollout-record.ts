@@ -49,9 +49,13 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   metrics.cell_wall_ms = cell.wallMs;
   metrics.cell_attempts = input.attemptsInRun;
   metrics.cell_harness_cpu_ms = cell.harnessCpuMs;
+  metrics.cell_harness_cpu_user_ms = cell.harnessCpuUserMs;
+  metrics.cell_harness_cpu_system_ms = cell.harnessCpuSystemMs;
   metrics.cell_harness_rss_peak_bytes = cell.harnessRssPeakBytes;
   metrics.cell_busy_slot_ms = cell.busySlotMs;
   if (cell.utilization !== null) metrics.cell_utilization = cell.utilization;
+  if (cell.utilizationWall !== null) metrics.cell_utilization_wall = cell.utilizationWall;
+  if (cell.modelSpanMs !== null) metrics.cell_model_span_ms = cell.modelSpanMs;
   if (cell.peak) metrics.cell_budget_peak_bytes = cell.peak.peakBytes;
   metrics.attempt_start_offset_ms = Number(result.stamps.start - cell.tStartNs) / 1e6;
   metrics.attempt_end_offset_ms = Number(result.stamps.end - cell.tStartNs) / 1e6;
