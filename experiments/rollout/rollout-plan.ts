@@ -79,7 +79,8 @@ export function buildRolloutPlan(spec: Spec): Plan {
 
 /** Attempt k's task (index into the task set) and scripted path: a function of the seed and k only. */
 export function attemptAssignment(seed: number, attempt: number, taskCount: number, wrongFraction: number): { taskIndex: number; path: AttemptPath } {
-  const prng = createPrng(seedFromString(`rollout-attempt:${seed}:${attempt}`));
-  const offset = createPrng(seedFromString(`rollout-offset:${seed}`)).int(0, Math.max(0, taskCount - 1));
-  return { taskIndex: (attempt + offset) % taskCount, path: prng.float() < wrongFraction ? 'wrong' : 'right' };
+  // Straight from the hash (uniform 31 bits): a generator's first draw from a fresh small seed is not.
+  const draw = seedFromString(`rollout-attempt:${seed}:${attempt}`) / 0x80000000;
+  const offset = seedFromString(`rollout-offset:${seed}`) % Math.max(1, taskCount);
+  return { taskIndex: (attempt + offset) % taskCount, path: draw < wrongFraction ? 'wrong' : 'right' };
 }
