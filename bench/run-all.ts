@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'stats-oc': async () => (await import('./stats-oc.bench.ts')).runStatsOcBench(),
   fidelity: async () => (await import('./fidelity.bench.ts')).runFidelityBench(),
   model: async () => (await import('./model.bench.ts')).runModelBench(),
+  rollout: async () => (await import('./rollout.bench.ts')).runRolloutBench(),
 };
 
 const selected = process.argv.slice(2).filter((name) => name !== '--');

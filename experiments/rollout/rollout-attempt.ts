@@ -13,8 +13,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
-import { treeMemory } from '../../executors/checkpoint/pss.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
+import { treePssKiB } from './tree-pss.ts';
 import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { RetainPolicy } from './rollout-spec.ts';
@@ -117,7 +117,7 @@ function samplePss(running: RunningTrial, intervalMs: number): { stop(): { peakK
   let peak: number | null = null;
   let samples = 0;
   const sample = () => {
-    const use = treeMemory(running.rootPids());
+    const use = treePssKiB(running.rootPids());
     if (use.processes === 0) return;
     samples += 1;
     peak = Math.max(peak ?? 0, use.pssKiB);
