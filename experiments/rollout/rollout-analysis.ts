@@ -325,13 +325,23 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   const ceilings = new Map<string, { series: string; x: number; y: number }[]>();
   for (const p of ceilingPoints) ceilings.set(`${p.series}|${p.x}`, [p]);
   charts.push({ id: 'rollout-throughput', title: 'Completed rollouts/s against C per backend, with the model ceiling (slots ÷ service time)', x: { title: 'concurrency C', log: true }, y: { title: 'rollouts/s' }, points: [...throughputPoints, ...[...ceilings.values()].flat()] });
-  charts.push({
-    id: 'rollout-phases',
-    title: 'Mean phase time per completed rollout (ms) against C: prepare, ready, model, tool, evaluation, drop',
-    x: { title: 'concurrency C', log: true },
-    y: { title: 'ms per rollout' },
-    points: summaries.flatMap((s) => PHASES.filter((p) => s.phases[p] !== null).map((p) => ({ series: `${s.backend} ${p.replace('_ms', '')}`, x: s.concurrency, y: s.phases[p]! }))),
-  });
+  // One stacked-bar chart per arm and capacity: at each C the mean phases of a completed rollout, stacked to its wall.
+  const groups = new Map<string, CellSummary[]>();
+  for (const s of summaries) {
+    const key = `${s.backend}:${s.agent}${s.fault ? `+${s.fault}` : ''} s${s.slots}b${s.baseMs}p${s.perTokenMs}`;
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  let index = 0;
+  for (const [key, group] of groups) {
+    charts.push({
+      id: `rollout-phases-${index++}`,
+      title: `${key}: mean phase time per completed rollout (ms) against C`,
+      x: { title: 'concurrency C' },
+      y: { title: 'ms per rollout (stacked: prepare, ready, model, tool, evaluation, drop)' },
+      mark: 'stacked-bar',
+      points: group.flatMap((s) => PHASES.filter((p) => s.phases[p] !== null).map((p) => ({ series: p.replace('_ms', ''), x: s.concurrency, y: s.phases[p]! }))),
+    });
+  }
 
   const condition = `${conditionOf(spec)}; budget ${String((spec as unknown as { rollout?: { budget_cpus?: string } }).rollout?.budget_cpus ?? '0-1')}`;
   const evidence: EvidenceRow[] = [];

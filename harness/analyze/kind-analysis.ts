@@ -29,6 +29,8 @@ export interface KindChart {
   x: { title: string; log?: boolean };
   y: { title: string; domain?: [number, number] };
   points: { series: string; x: number; y: number }[];
+  /** `line` (default): one line per series; `stacked-bar`: at each x one bar, the series stacked (rollout phases). */
+  mark?: 'line' | 'stacked-bar';
 }
 
 export interface KindExtensionOutput {

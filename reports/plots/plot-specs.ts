@@ -148,6 +148,21 @@ export function forestSpec(title: string, rows: readonly ForestRow[], threshold?
 
 /** A kind's line chart (density capacity by N): one line per series, a log-2 x axis when the kind asks (N doubles). */
 export function kindChartSpec(chart: KindChart): TopLevelSpec {
+  if (chart.mark === 'stacked-bar') {
+    return {
+      $schema: SCHEMA,
+      title: chart.title,
+      width: WIDTH,
+      height: HEIGHT,
+      data: { values: chart.points.map((p) => ({ series: p.series, x: p.x, y: p.y })) },
+      mark: { type: 'bar' },
+      encoding: {
+        x: { field: 'x', type: 'ordinal', title: chart.x.title },
+        y: { field: 'y', type: 'quantitative', title: chart.y.title, stack: 'zero' },
+        color: { field: 'series', type: 'nominal', title: 'series', scale: { scheme: 'tableau10' }, sort: null },
+      },
+    } as TopLevelSpec;
+  }
   return {
     $schema: SCHEMA,
     title: chart.title,

@@ -10,6 +10,7 @@ import { bottleneckOf, attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } 
 import { attemptAssignment, buildRolloutPlan } from '../../experiments/rollout/rollout-plan.ts';
 import { parseRolloutArm } from '../../experiments/rollout/rollout-arms.ts';
 import { rewardDeltas, timeWindows } from '../../experiments/rollout/rollout-analysis.ts';
+import { kindChartSpec } from '../../reports/plots/plot-specs.ts';
 import { agentExitCategory, shouldRetain } from '../../experiments/rollout/rollout-attempt.ts';
 import type { ModelJournalEntry } from '../../services/model/index.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
@@ -107,5 +108,12 @@ describe('rollout phases and attribution', () => {
     expect(deltas.map((d) => [d.candidate, d.pairs, d.delta])).toEqual([['staged', 8, 0], ['host:builtin+drop-last-write', 8, -0.75]]);
     expect(deltas[0]!.ci).toEqual({ low: 0, high: 0 });
     expect(deltas[1]!.ci!.high).toBeLessThan(0);
+  });
+
+  it('a stacked-bar kind chart becomes a stacked vega-lite bar (the phase panels)', () => {
+    const spec = kindChartSpec({ id: 'p', title: 't', x: { title: 'C' }, y: { title: 'ms' }, mark: 'stacked-bar', points: [{ series: 'prepare', x: 1, y: 5 }, { series: 'model', x: 1, y: 7 }] }) as unknown as { mark: { type: string }; encoding: { y: { stack: string }; x: { type: string } } };
+    expect(spec.mark.type).toBe('bar');
+    expect(spec.encoding.y.stack).toBe('zero');
+    expect(spec.encoding.x.type).toBe('ordinal');
   });
 });
