@@ -6,7 +6,8 @@
  * forwarder, timed apart. Layers come from the cache (scripts/setup.sh builds them; the first run
  * here would build them from npm). With SANDBENCH_REQUIRE_BACKENDS set (CI) an unavailable backend
  * fails the run (--require-all); elsewhere its arms are skipped by the run itself.
- * Measured here: ~3-6 min wall at load 10-18 with a cached layer disk, most of it the TCG microvm.
+ * Measured here (2 cores, cached layers and layer disk): 191 s at load 21-27, 497 s at load 25-55;
+ * the TCG microvm is most of it (codex's first request 78 s after spawn at load ~25).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
