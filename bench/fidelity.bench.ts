@@ -12,7 +12,7 @@
  * shows the pause penalty is the machine's, not the harness's (launcher/PROTOCOL.md, "Warm-up launches").
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { median } from 'simple-statistics';
@@ -186,6 +186,11 @@ export function formatFidelity(result: Awaited<ReturnType<typeof measureFidelity
     `fidelity: sandbench (host, command kind, cpus ${CPUS}) vs taskset -c ${CPUS} hyperfine -N, interleaved; ${result.floor}; load average ${result.load.map((l) => l.toFixed(1)).join(' → ')}`,
     `  ${'command'.padEnd(24)} ${'sandbench P50'.padStart(14)} ${'hyperfine P50'.padStart(14)} ${'ratio'.padStart(6)}  95% CI          verdict (goal ${FIDELITY_GOAL.minRatio}–${FIDELITY_GOAL.maxRatio})`,
   ];
+  // Above one runnable task per CPU the comparison measures the scheduler: hyperfine's tight loop is a
+  // CPU hog to CFS while a trial launched after the harness's bookkeeping wakes with sleeper credit.
+  const maxLoad = Math.max(...result.load);
+  if (maxLoad > availableParallelism())
+    lines.push(`  WARNING: load average reached ${maxLoad.toFixed(1)} on ${availableParallelism()} CPUs; under load the verdicts below say little (re-run on a quiet machine)`);
   for (const r of result.rows) {
     lines.push(
       `  ${r.label.padEnd(24)} ${`${r.sandbench.medianMs.toFixed(3)} ms`.padStart(14)} ${`${r.hyperfine.medianMs.toFixed(3)} ms`.padStart(14)} ${r.ratio.toFixed(3).padStart(6)}  [${r.ci95.low.toFixed(3)}, ${r.ci95.high.toFixed(3)}]  ${r.verdict}  (n=${r.sandbench.n}${r.sandbench.failed ? `, ${r.sandbench.failed} failed` : ''} / ${r.hyperfine.n})`,
