@@ -117,7 +117,7 @@ export interface RunArgvInput {
   task: TaskCommand;
   controls: TrialControls;
   budget: BudgetPlacement | null;
-  /** Podman: the OCI runtime (`--runtime`): the arm's build.runtime path, default `runc`. */
+  /** The OCI runtime (`--runtime`): podman the arm's build.runtime path (default `runc`); docker the name it is registered under (default: the daemon's). */
   runtime?: string;
 }
 
@@ -144,7 +144,7 @@ export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; r
     '--network', 'none',
     '--pull', 'never',
     // crun refuses cgroup v1 hybrid ("cgroups in hybrid mode not supported"); runc works.
-    ...(input.kind === 'podman' ? ['--runtime', input.runtime ?? 'runc'] : []),
+    ...(input.kind === 'podman' ? ['--runtime', input.runtime ?? 'runc'] : input.runtime ? ['--runtime', input.runtime] : []),
     ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]),
     '--mount', `type=bind,source=${input.workspaceHostPath},target=/workspace`,
     ...extras,

@@ -13,6 +13,9 @@ import type { ProbeResult, RunContext } from '../harness/contracts/executor.ts';
 import { createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
 import { acquireDockerd, dockerdPaths, engineAnswers, type DockerdLease } from './dockerd-manager.ts';
 import { stateDir } from '../harness/state-dir.ts';
+import type { ArmBuild } from '../harness/spec/arm-build.ts';
+import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
+import { dockerRuntimeName, registerDockerRuntime } from './docker-runtime.ts';
 
 /** The distribution's client matches the distribution's daemon (20.10, API 1.41); /usr/local/bin may hold a newer CLI. */
 export function dockerCli(): string {
@@ -83,7 +86,8 @@ export interface DockerExecutor extends ContainerExecutor {
   dockerdLease(): DockerdLease | null;
 }
 
-export function createDockerExecutor(variant: string | null = null, options: { dockerHost?: string } = {}): DockerExecutor {
+export function createDockerExecutor(variant: string | null = null, options: { dockerHost?: string; build?: ArmBuild } = {}): DockerExecutor {
+  const runtime = options.build?.runtime;
   const cli = dockerCli();
   let lease: DockerdLease | null = null;
   let daemonHandle: ResourceHandle | null = null;
@@ -94,6 +98,7 @@ export function createDockerExecutor(variant: string | null = null, options: { d
     const external = externalHost(run.options.dockerHost ?? options.dockerHost);
     let host: string;
     if (external) {
+      if (runtime) throw new Error(`build.runtime ${runtime}: a runtime is registered in sandbench's private dockerd, not in the engine at ${external}; unset DOCKER_HOST/--docker-host, or register it there and drop build.runtime`);
       if (!(await engineAnswers(cli, external))) throw new Error(`no Docker engine answers at ${external}`);
       host = external;
     } else {
@@ -101,6 +106,7 @@ export function createDockerExecutor(variant: string | null = null, options: { d
       const held = lease;
       daemonHandle = run.cleanup.register('daemon', `dockerd ${held.paths.socket}`, async () => void (await held.release()));
       host = held.host;
+      if (runtime) await registerDockerRuntime(held.paths, cli, runtime);
     }
     const version = await engineVersion(cli, host);
     if (!version) throw new Error(`docker engine at ${host} answered once, then not: cannot read its version`);
@@ -114,7 +120,11 @@ export function createDockerExecutor(variant: string | null = null, options: { d
     daemonHandle = null;
   };
 
-  const executor = createContainerExecutor({ backend: 'docker', variant, probe: () => probeDocker(options.dockerHost), start, stop });
+  const probe = async () => {
+    const result = await probeDocker(options.dockerHost);
+    return result.available && options.build ? { ...result, details: { ...result.details, ...(await buildBinaryDetails(options.build)) } } : result;
+  };
+  const executor = createContainerExecutor({ backend: 'docker', variant, probe, start, stop, runtime: runtime ? dockerRuntimeName(runtime) : undefined });
   return { ...executor, dockerdLease: () => lease };
 }
 

@@ -17,7 +17,7 @@ export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> =
   host: createHostExecutor,
   staged: createStagedExecutor,
   podman: createPodmanExecutor,
-  docker: (variant) => createDockerExecutor(variant),
+  docker: (variant, build) => createDockerExecutor(variant, { build }),
   'qemu-microvm': createQemuMicrovmExecutor,
   'qemu-q35': createQemuQ35Executor,
   pvisor: createPvisorExecutor,

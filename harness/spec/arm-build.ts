@@ -4,8 +4,8 @@
  * (`sandbench gate <bundle> --baseline-arm A --candidate-arm B`): same host, same session, randomized
  * within every block, so run-level offsets cancel and the build is the one intended difference.
  *
- *   runtime  podman: the OCI runtime binary (`podman run --runtime <path>`). Not docker yet: dockerd
- *            takes runtimes from its daemon config, not from `docker run`
+ *   runtime  podman/docker: the OCI runtime binary (`podman run --runtime <path>`; docker: registered
+ *            in the private dockerd's config under a name derived from the path, executors/docker-runtime.ts)
  *   pvisor   pvisor: the pVisor CLI binary launched instead of `pvisor` on PATH
  *   wrapper  host/staged: a program the sandbox launch runs under (`<wrapper> <launch argv...>`; it
  *            must exec its arguments), e.g. a new launcher or a shim to measure
@@ -42,7 +42,7 @@ export type BuildBinaryField = (typeof BUILD_BINARY_FIELDS)[number];
 
 /** Which backends honour which binary field (image applies to every backend). */
 export const BUILD_FIELD_BACKENDS: Record<BuildBinaryField, readonly string[]> = {
-  runtime: ['podman'],
+  runtime: ['podman', 'docker'],
   pvisor: ['pvisor'],
   wrapper: ['host', 'staged'],
 };

@@ -33,7 +33,7 @@ describe('ArmSpecSchema build', () => {
     const wrong = ArmSpecSchema.safeParse({ backend: 'staged', build: { runtime: '/usr/sbin/runc' } });
     expect(wrong.success).toBe(false);
     expect(wrong.error!.issues[0]!.path).toEqual(['build', 'runtime']);
-    expect(wrong.error!.issues[0]!.message).toMatch(/applies to podman arms only, not staged/);
+    expect(wrong.error!.issues[0]!.message).toMatch(/applies to podman\/docker arms only, not staged/);
     expect(ArmSpecSchema.safeParse({ backend: 'host', build: {} }).error!.issues[0]!.message).toMatch(/empty build/);
     expect(ArmSpecSchema.safeParse({ backend: 'host', build: { wrappr: 'x' } }).success).toBe(false);
     expect(ArmSpecSchema.safeParse({ backend: 'host', build: { image: { packages: [], tar: 'x' } } }).success).toBe(false);

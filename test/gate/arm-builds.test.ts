@@ -12,6 +12,7 @@ import { buildBinaryDetails, splitBuildDetails } from '../../harness/provenance/
 import { buildEnvironment, schedulingFacts } from '../../harness/provenance/environment.ts';
 import { armBuildFacts, buildDifferences, crossRunBuildLines, interleavedBuildLines, separateIntended } from '../../reports/bundle/arm-builds.ts';
 import { containerRunArgv } from '../../executors/container-common.ts';
+import { dockerRuntimeName } from '../../executors/docker-runtime.ts';
 import type { TaskImage } from '../../harness/image/task-image.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'sandbench-arm-builds-'));
@@ -72,6 +73,16 @@ describe('build identity', () => {
     const input = { kind: 'podman' as const, name: 'n', runId: 'r', trialId: 't', imageTag: 'i', workspaceHostPath: '/w', task: { argv: ['true'], env: {}, stdin: 'none' as const }, controls: { cpus: null, memoryMiB: null }, budget: null };
     expect(containerRunArgv({ ...input, runtime }).runArgs.join(' ')).toContain(`--runtime ${runtime} --ulimit`);
     expect(containerRunArgv(input).runArgs.join(' ')).toContain('--runtime runc --ulimit');
+  });
+
+  it('docker gets --runtime <registered name> only with a build.runtime; the name is derived from the path', () => {
+    const input = { kind: 'docker' as const, name: 'n', runId: 'r', trialId: 't', imageTag: 'i', workspaceHostPath: '/w', task: { argv: ['true'], env: {}, stdin: 'none' as const }, controls: { cpus: null, memoryMiB: null }, budget: null };
+    const name = dockerRuntimeName('/opt/runc-new');
+    expect(name).toMatch(/^sandbench-[0-9a-f]{12}$/);
+    expect(dockerRuntimeName('/opt/runc-new')).toBe(name);
+    expect(dockerRuntimeName('/usr/sbin/runc')).not.toBe(name);
+    expect(containerRunArgv({ ...input, runtime: name }).runArgs.join(' ')).toContain(`--runtime ${name} --ulimit`);
+    expect(containerRunArgv(input).runArgs).not.toContain('--runtime');
   });
 
   it('scheduling facts from /proc/self/stat', () => {
