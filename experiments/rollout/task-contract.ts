@@ -41,6 +41,12 @@ export interface TaskEvaluator {
   stageScoringWorkspace(dir: string, candidate: CandidateFiles): Promise<void>;
   /** argv run inside the fresh scoring sandbox with cwd /workspace (stdlib python3 + git only). */
   readonly scoringArgv: readonly string[];
+  /**
+   * The scoring command stops the tests itself after this long and still prints its score (a
+   * hanging candidate is reward 0). Give the scoring sandbox more time than this (start-up
+   * included), else a hang is cut off by the sandbox and becomes an evaluator error instead.
+   */
+  readonly deadlineMs?: number;
   /** The score from the scoring command's outcome; a crash of the tests is reward 0, not an error. */
   parseScore(outcome: { exitCode: number | null; stdout: string; stderr: string }): TaskScore;
 }

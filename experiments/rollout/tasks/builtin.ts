@@ -18,7 +18,7 @@ import type { AttemptPath, RolloutTask, TaskSet } from '../task-contract.ts';
 import { cachedEntry } from './baseline-cache.ts';
 import { unittestTarget, TEST_ID_FORMS, type TestRef } from './test-ids.ts';
 import { treeDigest } from './tree-digest.ts';
-import { UnittestEvaluator } from './unittest-evaluator.ts';
+import { testDeadline as deadline, UnittestEvaluator } from './unittest-evaluator.ts';
 
 export const BUILTIN_TASKS_DIR = join(PROJECT_ROOT, 'data', 'rollout-tasks', 'builtin');
 export const BUILTIN_SCRIPT = join(PROJECT_ROOT, 'data', 'model-scripts', 'rollout-builtin.yaml');
@@ -96,6 +96,8 @@ export function builtinScriptTask(id: string, path: AttemptPath): string {
 export interface LoadOptions {
   readonly cacheDir: string;
   readonly log?: (line: string) => void;
+  /** The scoring runner's own deadline on the tests (evaluator.deadlineMs); default 45 s. */
+  readonly testDeadlineSeconds?: number;
   /** Overrides for tests: another task directory or script. */
   readonly tasksDir?: string;
   readonly scriptPath?: string;
@@ -136,7 +138,7 @@ export async function loadBuiltinTaskSet(opts: LoadOptions): Promise<TaskSet> {
       prompt: def.prompt,
       scriptPath,
       scriptTaskId: (path: AttemptPath) => builtinScriptTask(def.id, path),
-      evaluator: new UnittestEvaluator({ label: 'builtin', baselineDir: repoDir, failToPass: def.failToPass, passToPass: def.passToPass }),
+      evaluator: new UnittestEvaluator({ label: 'builtin', baselineDir: repoDir, failToPass: def.failToPass, passToPass: def.passToPass, ...deadline(opts.testDeadlineSeconds) }),
     };
   });
   return { id: 'builtin', tasks };

@@ -6,6 +6,7 @@
  *     repos,             // SWE-bench JSONL only: repo name → local git repository, or a directory of
  *                        //   <owner>__<name> / <owner>/<name> repositories (default: <jsonl dir>/repos)
  *     log,
+ *     testDeadlineSeconds, // the scoring runner stops the tests itself (default 45 s; evaluator.deadlineMs)
  *   });
  *
  * `builtin`: the generated tasks of data/rollout-tasks/builtin (builtin.ts). `swe-fixture`: the three
@@ -31,6 +32,8 @@ export interface LoadTaskSetOptions {
   readonly cacheDir: string;
   readonly repos?: RepoSource;
   readonly log?: (line: string) => void;
+  /** The scoring runner's own deadline on the tests (evaluator.deadlineMs, default 45 s): keep it under the scoring sandbox's timeout. */
+  readonly testDeadlineSeconds?: number;
 }
 
 export async function loadTaskSet(ref: string, opts: LoadTaskSetOptions): Promise<TaskSet> {

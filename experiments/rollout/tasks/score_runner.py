@@ -86,7 +86,7 @@ def main():
         return 2
     with open(sys.argv[1], encoding="utf-8") as handle:
         config = json.load(handle)
-    timeout = float(config.get("timeout_s", 300))
+    timeout = float(config.get("timeout_s", 45))
     # beside the config, inside the workspace: the one place every scoring sandbox lets us write
     results_path = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "results.jsonl")
     open(results_path, "w").close()

@@ -20,7 +20,7 @@ import { gitIn } from './git.ts';
 import { FIXTURE_REPO_OWNER, ensureFixtureRepos } from './swe-fixture.ts';
 import { readSweInstances, type SweInstance } from './swe-instances.ts';
 import { scriptTaskIds, sweModelScript } from './swe-script.ts';
-import { UnittestEvaluator } from './unittest-evaluator.ts';
+import { testDeadline as deadline, UnittestEvaluator } from './unittest-evaluator.ts';
 
 export const SWE_FIXTURE_JSONL = join(PROJECT_ROOT, 'data', 'rollout-tasks', 'swe-fixture.jsonl');
 /** Bumped when baselines or the generated script change shape (part of the cache key). */
@@ -33,6 +33,8 @@ export interface SweLoadOptions {
   readonly cacheDir: string;
   readonly repos?: RepoSource;
   readonly log?: (line: string) => void;
+  /** The scoring runner's own deadline on the tests (evaluator.deadlineMs); default 45 s. */
+  readonly testDeadlineSeconds?: number;
 }
 
 function at(file: string, instance: SweInstance): string {
@@ -140,7 +142,7 @@ export async function loadSweTaskSet(file: string, opts: SweLoadOptions): Promis
         `Fix the issue in ${instance.repo} (the repository in the current directory) so that these tests pass: ${instance.failToPass.map((test) => test.id).join(', ')}. Do not change the tests.`,
       scriptPath,
       scriptTaskId: (path: AttemptPath) => (path === 'right' ? scriptIds.right : scriptIds.wrong),
-      evaluator: new UnittestEvaluator({ label: 'swe-bench', baselineDir: repoDir, failToPass: instance.failToPass, passToPass: instance.passToPass, testPatch: instance.testPatch }),
+      evaluator: new UnittestEvaluator({ label: 'swe-bench', baselineDir: repoDir, failToPass: instance.failToPass, passToPass: instance.passToPass, testPatch: instance.testPatch, ...deadline(opts.testDeadlineSeconds) }),
     };
   });
   return { id: setId, tasks };

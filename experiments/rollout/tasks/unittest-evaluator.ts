@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
+import { UserError } from '../../../harness/errors.ts';
 import { PROJECT_ROOT } from '../../../harness/state-dir.ts';
 import { ROLLOUT_META_DIR, type CandidateFiles, type TaskEvaluator, type TaskScore } from '../task-contract.ts';
 import { gitIn } from './git.ts';
@@ -23,6 +24,8 @@ export const SCORE_PREFIX = 'SANDBENCH_SCORE ';
 const SCORE_SCHEMA = 'sandbench-score/1';
 /** Bumped whenever this module's staging or judging changes (the runner's bytes are digested apart). */
 const EVALUATOR_LOGIC = 2;
+/** The runner's own deadline on the tests when the task set gives none. */
+export const DEFAULT_TEST_DEADLINE_S = 45;
 
 export interface UnittestEvaluatorConfig {
   /** `builtin` or `swe-bench`: the first part of the version string. */
@@ -33,7 +36,7 @@ export interface UnittestEvaluatorConfig {
   readonly passToPass: readonly TestRef[];
   /** SWE-bench test patch: applied after the candidate, to files reset to the baseline first. */
   readonly testPatch?: string | null;
-  /** Deadline of the whole test run inside the runner (default 300 s). */
+  /** Deadline of the whole test run inside the runner (default 45 s, under the kind's 60 s scoring timeout). */
   readonly timeoutSeconds?: number;
 }
 
@@ -71,6 +74,13 @@ function copyEntry(from: string, to: string): void {
   else copyFileSync(from, to);
 }
 
+/** The evaluator option of a task set's `testDeadlineSeconds` (checked: a positive number of seconds). */
+export function testDeadline(seconds: number | undefined): { timeoutSeconds?: number } {
+  if (seconds === undefined) return {};
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UserError(`rollout tasks: the test deadline must be a positive number of seconds, got ${seconds}`);
+  return { timeoutSeconds: seconds };
+}
+
 export class UnittestEvaluator implements TaskEvaluator {
   readonly version: string;
   readonly scoringArgv: readonly string[] = ['python3', '-I', '-B', `${SCORE_DIR}/score_runner.py`, `${SCORE_DIR}/tests.json`];
@@ -90,7 +100,11 @@ export class UnittestEvaluator implements TaskEvaluator {
   }
 
   private get timeoutSeconds(): number {
-    return this.config.timeoutSeconds ?? 300;
+    return this.config.timeoutSeconds ?? DEFAULT_TEST_DEADLINE_S;
+  }
+
+  get deadlineMs(): number {
+    return this.timeoutSeconds * 1000;
   }
 
   /** Every test the reward needs (FAIL_TO_PASS then PASS_TO_PASS), by task id. */

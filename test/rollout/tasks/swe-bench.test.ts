@@ -79,7 +79,7 @@ describe('SWE-bench-format instances', () => {
 
   it('accepts your own repositories through a name map or a directory of owner__name clones', async () => {
     const fixtures = await ensureFixtureRepos(cacheDir);
-    const row = { ...shipped[0]!, repo: 'acme/wordcount', instance_id: 'acme__wordcount-1' };
+    const row: Record<string, unknown> = { ...shipped[0]!, repo: 'acme/wordcount', instance_id: 'acme__wordcount-1' };
     const mapped = await loadTaskSet(jsonl([row]), { cacheDir, repos: { 'acme/wordcount': fixtures.repos['sandbench-fixtures/wordcount']! } });
     expect(mapped.tasks[0]!.baseCommit).toBe(row.base_commit);
     const reposRoot = join(root, 'clones');

@@ -68,6 +68,8 @@ describe('the unittest evaluator', () => {
     expect(hangs.score.evaluatorError).toBeUndefined();
     expect(hangs.score).toMatchObject({ reward: 0 });
     expect(String(hangs.run.stdout)).toContain('"timeout"');
+    expect(evaluator({ timeoutSeconds: 1 }).deadlineMs).toBe(1000);
+    expect(evaluator().deadlineMs).toBe(45_000);
     const shadow = await score(evaluator(), candidate({ ...FIXED, 'json.py': 'raise SystemExit("shadowed")\n', 'subprocess.py': 'raise SystemExit("shadowed")\n' }));
     expect(shadow.score).toMatchObject({ reward: 1 });
   });
