@@ -11,7 +11,7 @@ import { runComparison, type ComparisonOutcome } from './comparison-table.ts';
 import { comparisonFamily } from './comparison-family.ts';
 import { comparisonEvidence, conditionOf, EVIDENCE_SOURCE, summaryEvidence, type EvidenceRow } from './evidence.ts';
 import { expectedBlocks, type AnalysisInput, type KindAnalysis } from './kind-analysis.ts';
-import { summarizeArmMetric, type TableContext } from './summary-table.ts';
+import { driftFamily, summarizeArmMetric, type TableContext } from './summary-table.ts';
 import { TIMING_METRICS } from './units.ts';
 
 export interface ComparisonRequest {
@@ -142,6 +142,7 @@ export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): 
   }
 
   const summaries = [...measured, ...skippedSummaries];
+  const drifts = driftFamily(summaries);
   return {
     runId,
     kind: spec.experiment,
@@ -158,6 +159,7 @@ export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): 
     trials: armTrials(data, arms, metrics[0]),
     comparisons,
     family: comparisonFamily(comparisons, `comparisons of run ${runId}`),
+    driftFamily: summaries.map((s) => drifts.get(s) ?? { holmP: null, size: 0 }),
     evidence,
     extras,
     warnings: analysisWarnings(input, specArms, records, summaries),

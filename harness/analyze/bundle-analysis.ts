@@ -13,6 +13,12 @@ import type { KindChart } from './kind-analysis.ts';
 import type { ArmMetricSummary, TableContext } from './summary-table.ts';
 import type { Table } from './table.ts';
 
+/** An arm × metric's place in the drift family: its Holm-adjusted drift p (null when not tested) and the family's size. */
+export interface DriftMember {
+  holmP: number | null;
+  size: number;
+}
+
 /** Version of this model's JSON rendering (`--json`); bump when a field changes meaning. */
 export const ANALYSIS_SCHEMA_VERSION = 1;
 
@@ -63,6 +69,8 @@ export interface BundleAnalysis {
   comparisons: ComparisonOutcome[];
   /** The comparisons' multiplicity family (Holm over their rank tests); members index-aligned with `comparisons`. */
   family: ComparisonFamily;
+  /** The drift tests' family (Holm over every arm × metric with n ≥ 10), index-aligned with `summaries`. */
+  driftFamily: DriftMember[];
   evidence: EvidenceRow[];
   extras: KindExtras;
   /** What a reader must be told before any number (torn journal, incomplete run, failed trials). */

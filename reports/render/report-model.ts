@@ -154,7 +154,7 @@ function comparisonRows(analyzed: AnalyzedBundle): ComparisonRow[] {
 }
 
 /** The diagnostics columns a reader needs; the full table stays in diagnostics.csv. */
-export const DIAGNOSTIC_COLUMNS = ['backend', 'metric', 'planned', 'failed', 'n', 'outliers_mad_z', 'drift_rho', 'drift_p', 'drift_warning', 'cv', 'cv_warning', 'cluster_note', 'limitations'] as const;
+export const DIAGNOSTIC_COLUMNS = ['backend', 'metric', 'planned', 'failed', 'n', 'outliers_mad_z', 'drift_rho', 'drift_p', 'drift_warning', 'drift_holm_p', 'drift_survives_holm', 'cv', 'cv_warning', 'cluster_note', 'limitations'] as const;
 
 /** Integers and text verbatim; long decimals rounded for reading (the CSV keeps full precision). */
 function displayCell(cell: Cell): string {
@@ -175,10 +175,11 @@ function diagnosticsTable(analyzed: AnalyzedBundle): Table | null {
   if (measured.length === 0) return null;
   const indices = DIAGNOSTIC_COLUMNS.map((c) => (DIAGNOSTICS_HEADER as readonly string[]).indexOf(c));
   return {
-    caption: 'Diagnostics (from diagnostics.csv: outliers flagged never removed, drift, variability)',
+    caption: `Diagnostics (from diagnostics.csv: outliers flagged never removed, drift, variability; the ${analysis.driftFamily[0]?.size ?? 0} drift test(s) with n ≥ 10 are one Holm family)`,
     header: [...DIAGNOSTIC_COLUMNS],
     rows: measured.map((s) => {
-      const cells = diagnosticsRow(analysis.context, s);
+      // The drift family of the results model, so the report's survival flags are diagnostics.csv's.
+      const cells = diagnosticsRow(analysis.context, s, analysis.driftFamily[analysis.summaries.indexOf(s)]);
       return indices.map((i) => displayCell(cells[i]));
     }),
   };

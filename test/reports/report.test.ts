@@ -72,6 +72,9 @@ describe('report.html and report.md', () => {
     expect(md.indexOf('| arm | ok/planned |')).toBeLessThan(md.indexOf('| arm | metric |'));
     expect(md.indexOf('| arm | metric |')).toBeLessThan(md.indexOf('<details>'));
     expect(md).toMatch(/<details>\n<summary>Methods, controls and environment<\/summary>/);
+    // The drift family comes from the results model: every arm × metric with n ≥ 10 (2 × 2 here), as in diagnostics.csv.
+    expect(md).toContain('the 4 drift test(s) with n ≥ 10 are one Holm family');
+    expect(md).toMatch(/\| drift_warning \| drift_holm_p \| drift_survives_holm \|/);
     expect(md).toMatch(/\| staged \| completion_ms \| ms \| 15 \/ 16 \| 1 \|/);
     expect(md).toMatch(/\| staged \| docker \| completion_ms \|.*candidate faster \| [\d.e-]+ \| yes \| m1 \|/);
     expect(md).toMatch(/_m1: paired-round bootstrap over 15 blocks.*; seed per comparison in comparisons.csv · Holm p: comparisons of run synthetic-201: 1 rank test\(s\), Holm-adjusted/);
