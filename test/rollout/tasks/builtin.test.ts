@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModelScript } from '../../../services/model/index.ts';
 import type { TaskSet } from '../../../experiments/rollout/task-contract.ts';
 import { BUILTIN_SCRIPT, loadBuiltinTaskSet, readBuiltinTasks } from '../../../experiments/rollout/tasks/builtin.ts';
-import { applyAndScore, scoreCandidate, shellTurns } from './score-on-host.ts';
+import { applyAndScore, scoreCandidate, shellTurns, type HostRun } from './score-on-host.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'sandbench-builtin-tasks-'));
 let set: TaskSet;
@@ -50,7 +50,7 @@ describe('built-in rollout task set', () => {
   });
 
   // each path runs once; the write-loss check reuses the right paths' workspaces
-  const runs = new Map<string, Awaited<ReturnType<typeof applyAndScore>>>();
+  const runs = new Map<string, HostRun>();
   for (const path of ['right', 'wrong'] as const) {
     it(`scores every task's ${path} path ${path === 'right' ? 1 : 0} when its shell turns run on a baseline copy`, async () => {
       for (const task of set.tasks) {
@@ -71,10 +71,10 @@ describe('built-in rollout task set', () => {
     for (const task of set.tasks) {
       const run = runs.get(`${task.id}:right`);
       if (!run) throw new Error(`the right path of ${task.id} did not run`);
-      const { candidate, work } = run;
-      // drop the last written file (the one a write-losing substrate would lose): largest mtime
-      const paths = [...candidate.changed].sort((a, b) => mtimeOf(join(work, a)) - mtimeOf(join(work, b)));
-      const dropped = paths.length > 0 ? { ...candidate, changed: paths.slice(0, -1) } : { ...candidate, deleted: candidate.deleted.slice(0, -1) };
+      const { candidate, lastWrite } = run;
+      expect(lastWrite.length, task.id).toBeGreaterThan(0);
+      // the candidate as a substrate that lost the last command's writes would hand it over
+      const dropped = { ...candidate, changed: candidate.changed.filter((path) => !lastWrite.includes(path)), deleted: candidate.deleted.filter((path) => !lastWrite.includes(path)) };
       const score = await scoreCandidate(task, dropped, mkdtempSync(join(root, 'drop-')));
       expect({ task: task.id, reward: score.reward }).toEqual({ task: task.id, reward: 0 });
     }
@@ -88,6 +88,3 @@ describe('built-in rollout task set', () => {
   });
 });
 
-function mtimeOf(path: string): number {
-  return statSync(path).mtimeMs;
-}
