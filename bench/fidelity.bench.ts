@@ -125,9 +125,13 @@ task: { argv: ${JSON.stringify(command.argv)} }
 async function hyperfineTimes(scratch: string, command: Command, runs: number, warmups: number): Promise<number[]> {
   const out = join(scratch, `hf-${Date.now()}.json`);
   const extra = command.control?.hyperfineArgs ?? [];
+  // An empty directory, as a sandbench trial's workspace is: git, for one, looks for a repository in its cwd.
+  const cwd = mkdtempSync(join(scratch, 'hf-cwd-'));
   await execa('taskset', ['-c', CPUS, 'hyperfine', '-N', '--style', 'none', '--warmup', String(warmups), '--runs', String(runs), ...extra, '--export-json', out, command.argv.map(quote).join(' ')], {
+    // The host executor's trial environment, exactly (executors/host.ts).
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' },
     extendEnv: false,
+    cwd,
   });
   const parsed = JSON.parse(readFileSync(out, 'utf8')) as { results: { times: number[]; exit_codes: number[] }[] };
   const result = parsed.results[0]!;
@@ -182,15 +186,15 @@ export async function measureFidelity(rounds = 4, perRound = 15, warmups = 3): P
 }
 
 export function formatFidelity(result: Awaited<ReturnType<typeof measureFidelity>>): string {
-  const lines = [
-    `fidelity: sandbench (host, command kind, cpus ${CPUS}) vs taskset -c ${CPUS} hyperfine -N, interleaved; ${result.floor}; load average ${result.load.map((l) => l.toFixed(1)).join(' → ')}`,
-    `  ${'command'.padEnd(24)} ${'sandbench P50'.padStart(14)} ${'hyperfine P50'.padStart(14)} ${'ratio'.padStart(6)}  95% CI          verdict (goal ${FIDELITY_GOAL.minRatio}–${FIDELITY_GOAL.maxRatio})`,
-  ];
   // Above one runnable task per CPU the comparison measures the scheduler: hyperfine's tight loop is a
   // CPU hog to CFS while a trial launched after the harness's bookkeeping wakes with sleeper credit.
   const maxLoad = Math.max(...result.load);
-  if (maxLoad > availableParallelism())
-    lines.push(`  WARNING: load average reached ${maxLoad.toFixed(1)} on ${availableParallelism()} CPUs; under load the verdicts below say little (re-run on a quiet machine)`);
+  const warning = maxLoad > availableParallelism() ? [`  WARNING: load average reached ${maxLoad.toFixed(1)} on ${availableParallelism()} CPUs; under load the verdicts below say little (re-run on a quiet machine)`] : [];
+  const lines = [
+    `fidelity: sandbench (host, command kind, cpus ${CPUS}) vs taskset -c ${CPUS} hyperfine -N, interleaved; ${result.floor}; load average ${result.load.map((l) => l.toFixed(1)).join(' → ')}`,
+    ...warning,
+    `  ${'command'.padEnd(24)} ${'sandbench P50'.padStart(14)} ${'hyperfine P50'.padStart(14)} ${'ratio'.padStart(6)}  95% CI          verdict (goal ${FIDELITY_GOAL.minRatio}–${FIDELITY_GOAL.maxRatio})`,
+  ];
   for (const r of result.rows) {
     lines.push(
       `  ${r.label.padEnd(24)} ${`${r.sandbench.medianMs.toFixed(3)} ms`.padStart(14)} ${`${r.hyperfine.medianMs.toFixed(3)} ms`.padStart(14)} ${r.ratio.toFixed(3).padStart(6)}  [${r.ci95.low.toFixed(3)}, ${r.ci95.high.toFixed(3)}]  ${r.verdict}  (n=${r.sandbench.n}${r.sandbench.failed ? `, ${r.sandbench.failed} failed` : ''} / ${r.hyperfine.n})`,
