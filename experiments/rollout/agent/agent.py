@@ -239,7 +239,12 @@ def loop(args, trajectory, endpoint, cwd):
             history = json.load(handle)["messages"]
         for message in history:
             wire.append({k: v for k, v in message.items() if k in ("role", "content", "tool_calls", "tool_call_id")})
-            trajectory.add({**message, "extra": {"timestamp": time.time(), "resumed": True}})
+            extra = {"timestamp": time.time(), "resumed": True}
+            if message.get("role") == "assistant":
+                # the trajectory format (and sandbench's replay parser) reads an assistant turn's calls from extra.actions
+                calls = [call for call in (message.get("tool_calls") or []) if isinstance(call, dict)]
+                extra["actions"] = [{"command": command_of(call)[0] or "", "tool_call_id": call.get("id") or ""} for call in calls]
+            trajectory.add({**message, "extra": extra})
     stats = trajectory.info["sandbench"]
     for _ in range(args.max_turns):
         started = time.monotonic()

@@ -106,6 +106,28 @@ describe('built-in agent', () => {
     expect(bad.exitCode).toBe(BUILTIN_AGENT_EXIT.agentError);
   });
 
+  it('continues a resumed prefix (--resume-from) and its trajectory still parses', async () => {
+    const cont = await startModelService({
+      script: parseModelScript({ schema: 'sandbench-model-script/1', id: 'cont', tasks: [{ id: 't', turns: [{ shell: 'echo never' }, { text: 'continued' }] }] }, 'inline'),
+      socketDir: join(root, 'svc-cont'),
+      port: 0,
+    });
+    try {
+      const work = workspace('resume');
+      const history = join(work, ROLLOUT_META_DIR, 'history.json');
+      const call = { id: 'call_replayed', type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: 'echo replayed' }) } };
+      writeFileSync(history, JSON.stringify({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_replayed', content: 'replayed' }] }));
+      const run = await runAgent(work, `http://127.0.0.1:${cont.port}/t/t/a/resume`, ['--resume-from', history]);
+      expect(run.exitCode).toBe(BUILTIN_AGENT_EXIT.done);
+      const parsed = parseMiniSweAgent(readFileSync(join(work, ROLLOUT_META_DIR, 'trajectory.json'), 'utf8'));
+      const calls = parsed.messages.flatMap((message) => (message.role === 'assistant' ? message.tool_calls : []));
+      expect(calls.map((c) => (c.kind === 'shell' ? c.command : null))).toEqual(['echo replayed']);
+      expect(readModelJournal(cont.journalPath).entries.map((entry) => entry.turn)).toEqual([1]);
+    } finally {
+      await cont.close();
+    }
+  });
+
   it('kills a tool command at its timeout and goes on', async () => {
     const slow = await startModelService({
       script: parseModelScript({ schema: 'sandbench-model-script/1', id: 'slow', tasks: [{ id: 't', turns: [{ shell: 'sleep 30; echo late' }, { text: 'gave up' }] }] }, 'inline'),
