@@ -26,6 +26,8 @@ const OverridesSchema = z
 export type CampaignOverrides = z.infer<typeof OverridesSchema>;
 
 const ModeSchema = OverridesSchema.extend({
+  /** A different spec for this mode (e.g. fewer trajectories where no override reaches the setting). */
+  spec: z.string().min(1).optional(),
   /** Leave this entry out of this mode (its published rows are then "not run, with the reason"). */
   skip: z.string().min(1).optional(),
   /** Wall time measured here for this mode, seconds: the ETA before the entry has run once. */
@@ -45,7 +47,7 @@ const EntrySchema = z
     full: ModeSchema.default({}),
   })
   .strict();
-export type CampaignEntry = z.infer<typeof EntrySchema> & { specPath: string };
+export type CampaignEntry = z.infer<typeof EntrySchema> & { specPath: string; specPaths: Record<CampaignModeName, string> };
 
 const ListSchema = z
   .object({
@@ -86,9 +88,17 @@ export function parseCampaignList(file: string, document: unknown, root = PROJEC
     const entry = parsed.data;
     if (seen.has(entry.id)) throw new UserError(`${file}: ${label}: id: "${entry.id}" is used by an earlier entry; ids name bundle directories and must be unique`);
     seen.add(entry.id);
-    const specPath = isAbsolute(entry.spec) ? entry.spec : resolve(root, entry.spec);
-    if (!existsSync(specPath)) throw new UserError(`${file}: ${label}: spec: ${entry.spec} does not exist (paths are relative to ${root})`);
-    return { ...entry, specPath };
+    const specAt = (given: string, field: string) => {
+      const path = isAbsolute(given) ? given : resolve(root, given);
+      if (!existsSync(path)) throw new UserError(`${file}: ${label}: ${field}: ${given} does not exist (paths are relative to ${root})`);
+      return path;
+    };
+    const specPath = specAt(entry.spec, 'spec');
+    const specPaths = {
+      quick: entry.quick.spec ? specAt(entry.quick.spec, 'quick.spec') : specPath,
+      full: entry.full.spec ? specAt(entry.full.spec, 'full.spec') : specPath,
+    };
+    return { ...entry, specPath, specPaths };
   });
   return { path: file, name: top.data.name, entries };
 }
@@ -108,7 +118,7 @@ export function readCampaignList(path: string = DEFAULT_CAMPAIGN_LIST): Campaign
 
 /** The overrides `run` gets for an entry in a mode (skip and the estimate are the campaign's, not run's). */
 export function overridesFor(entry: CampaignEntry, mode: CampaignModeName): CampaignOverrides {
-  const { skip: _skip, estimate_s: _estimate, ...overrides } = entry[mode];
+  const { skip: _skip, estimate_s: _estimate, spec: _spec, ...overrides } = entry[mode];
   return overrides;
 }
 
