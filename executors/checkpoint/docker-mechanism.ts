@@ -27,8 +27,9 @@ import { acquireDockerd, dockerdPaths, type DockerdPaths } from '../dockerd-mana
 import { treeDigest } from '../workspace-diff.ts';
 import { probeCriu, type CriuProbe } from './criu.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
-import { checkpointContainerName, fileSha256, STATE_PORT } from './podman-mechanism.ts';
-import { spawnStateProcess, stopStateProcess, type StateProcess } from './state-process.ts';
+import { checkpointContainerName, fileSha256 } from './podman-mechanism.ts';
+import { stopStateProcess } from './state-process.ts';
+import { containerRelays, STATE_PORT, type ContainerSandbox } from './container-relay.ts';
 import { TrialResources } from './tracked.ts';
 
 /** Checkpoint names need >= 2 characters (notes, section 2). */
@@ -52,10 +53,6 @@ function treeBytes(dir: string): number {
   return total;
 }
 
-interface DockerSandbox {
-  name: string;
-  relay: StateProcess;
-}
 
 interface ParentState {
   name: string;
@@ -71,7 +68,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
   let criu: CriuProbe | null = null;
   let daemon: { run: RunContext; handle: ResourceHandle } | null = null;
   const resources = new Map<string, TrialResources>();
-  const sandboxes = new Map<string, DockerSandbox>();
+  const sandboxes = new Map<string, ContainerSandbox>();
   const parents = new Map<string, ParentState>();
   /** Per trial: the tail of its children's `start --checkpoint` queue. */
   const startQueue = new Map<string, Promise<void>>();
@@ -93,26 +90,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     if (result.exitCode !== 0) throw new Error(`docker ${what} failed: ${String(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' | ')}`);
     return String(result.stdout ?? '').trim();
   };
-  const initPid = async (name: string): Promise<number> => {
-    const pid = Number(await docker(['inspect', '--format', '{{.State.Pid}}', name], 'inspect'));
-    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`docker: container ${name} is not running`);
-    return pid;
-  };
-  const connect = async (trial: MechanismTrial, name: string, id: string): Promise<Sandbox> => {
-    const pid = await initPid(name);
-    const relayCommand = trial.program.relay(STATE_PORT);
-    const relay = spawnStateProcess({
-      runId: trial.run.runId,
-      argv: ['nsenter', '-t', String(pid), '-n', ...relayCommand.argv],
-      env: relayCommand.env,
-      timeoutMs: trial.timeoutMs,
-      prefix: trial.program.answerPrefix,
-      describe: `docker ${id} relay`,
-    });
-    resourcesOf(trial).add('process', `docker ${id} relay`, () => relay.running.kill('cleanup'));
-    sandboxes.set(`${trial.trialId}/${id}`, { name, relay });
-    return { id, channel: relay.channel, pids: async () => [await initPid(name)], facts: { container: name } };
-  };
+  const { initPid, connect } = containerRelays('docker', docker, resourcesOf, sandboxes);
   // Removing a container removes its directory, and with it the checkpoint copied into it.
   const track = (trial: MechanismTrial, name: string) => resourcesOf(trial).add('container', `docker:${name}`, () => removeContainer(ready().engine, name));
   const create = async (trial: MechanismTrial, role: string, createArgs: string[]): Promise<{ name: string; id: string }> => {

@@ -22,15 +22,11 @@ import { createPodmanExecutor } from '../podman.ts';
 import { HOST_PYTHON } from './host-mechanism.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { probeCriu, type CriuProbe } from './criu.ts';
-import { spawnStateProcess, stopStateProcess, type StateProcess } from './state-process.ts';
+import { stopStateProcess } from './state-process.ts';
+import { containerRelays, STATE_PORT, type ContainerSandbox } from './container-relay.ts';
 import { TrialResources } from './tracked.ts';
 
-export const STATE_PORT = 7777;
-
-interface PodmanSandbox {
-  name: string;
-  relay: StateProcess;
-}
+export { STATE_PORT };
 
 /** Container names: the run id prefix and label let `sandbench clean` find them. */
 export function checkpointContainerName(runId: string, trialId: string, role: string): string {
@@ -65,7 +61,7 @@ export function createPodmanCheckpoint(variant: string | null = null): Checkpoin
   let imageTag: string | null = null;
   let criu: CriuProbe | null = null;
   const resources = new Map<string, TrialResources>();
-  const sandboxes = new Map<string, PodmanSandbox>();
+  const sandboxes = new Map<string, ContainerSandbox>();
   const resourcesOf = (trial: MechanismTrial) => {
     if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
     return resources.get(trial.trialId)!;
@@ -80,26 +76,7 @@ export function createPodmanCheckpoint(variant: string | null = null): Checkpoin
     if (result.exitCode !== 0) throw new Error(`podman ${what} failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' | ')}`);
     return result.stdout.trim();
   };
-  const initPid = async (name: string): Promise<number> => {
-    const pid = Number(await podmanRun(['inspect', '--format', '{{.State.Pid}}', name], 'inspect'));
-    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`podman: container ${name} is not running`);
-    return pid;
-  };
-  const connect = async (trial: MechanismTrial, name: string, id: string): Promise<Sandbox> => {
-    const pid = await initPid(name);
-    const relayCommand = trial.program.relay(STATE_PORT);
-    const relay = spawnStateProcess({
-      runId: trial.run.runId,
-      argv: ['nsenter', '-t', String(pid), '-n', ...relayCommand.argv],
-      env: relayCommand.env,
-      timeoutMs: trial.timeoutMs,
-      prefix: trial.program.answerPrefix,
-      describe: `podman ${id} relay`,
-    });
-    resourcesOf(trial).add('process', `podman ${id} relay`, () => relay.running.kill('cleanup'));
-    sandboxes.set(`${trial.trialId}/${id}`, { name, relay });
-    return { id, channel: relay.channel, pids: async () => [await initPid(name)], facts: { container: name } };
-  };
+  const { initPid, connect } = containerRelays('podman', podmanRun, resourcesOf, sandboxes);
   const track = (trial: MechanismTrial, name: string) => resourcesOf(trial).add('container', `podman:${name}`, () => removeContainer(ready().engine, name));
 
   return {
