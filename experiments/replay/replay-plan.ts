@@ -34,10 +34,14 @@ export function replayArms(subjects: readonly ReplaySubject[], spec: Spec): ArmR
 }
 
 export function buildReplayPlan(spec: Spec, subjects: readonly ReplaySubject[]): Plan {
+  return buildReplayBlocks(spec, replayArms(subjects, spec));
+}
+
+/** Every mode's schedule: blocks of (repetition, trajectory), each arm once per block in seeded order. */
+export function buildReplayBlocks(spec: Spec, arms: ArmRef[]): Plan {
   checkReplayProtocol(spec);
   const replay = replaySection(spec);
   const prng = createPrng(spec.seed);
-  const arms = replayArms(subjects, spec);
   const indices = Array.from({ length: replay.trajectories }, (_, i) => i);
   const trials: PlannedTrial[] = [];
   let block = 0;

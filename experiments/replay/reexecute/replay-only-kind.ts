@@ -12,13 +12,12 @@ import type { ExperimentContext } from '../../../harness/contracts/experiment-ki
 import type { TaskCommand, TrialContext } from '../../../harness/contracts/executor.ts';
 import { UserError } from '../../../harness/errors.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../../harness/journal/trial-record.ts';
-import { PLAN_SCHEMA_VERSION, type Plan, type PlannedTrial } from '../../../harness/plan/plan.ts';
-import { createPrng, shuffled } from '../../../harness/plan/prng.ts';
+import type { Plan, PlannedTrial } from '../../../harness/plan/plan.ts';
 import type { Spec } from '../../../harness/spec/schema.ts';
 import { baseRecord, freshTrialDir, trialScratchDir } from '../../trial-experiment.ts';
 import { isReplayAgent } from '../agents.ts';
 import { ensureFixtures, fixtureKey, sha256File } from '../replay-fixtures.ts';
-import { checkReplayProtocol, replaySection } from '../replay-plan.ts';
+import { buildReplayBlocks, replaySection } from '../replay-plan.ts';
 import { pvisorReplayStatus } from '../subjects.ts';
 import { runPvisorReplayOnly } from './pvisor-replay-only.ts';
 import { buildReplayInputs, type ReplayInputs } from './replay-inputs.ts';
@@ -65,26 +64,7 @@ export function replayOnlyArms(spec: Spec): ArmRef[] {
 }
 
 export function buildReplayOnlyPlan(spec: Spec): Plan {
-  checkReplayProtocol(spec);
-  const replay = replaySection(spec);
-  const prng = createPrng(spec.seed);
-  const arms = replayOnlyArms(spec);
-  const indices = Array.from({ length: replay.trajectories }, (_, i) => i);
-  const trials: PlannedTrial[] = [];
-  let block = 0;
-  for (let repetition = 0; repetition < replay.repetitions; repetition++) {
-    for (const trajectory of shuffled(indices, prng)) {
-      for (const arm of shuffled(arms, prng)) {
-        trials.push({
-          trial_id: `r${repetition}-t${String(trajectory).padStart(3, '0')}-${armLabel(arm)}`,
-          block, position: trials.length, warmup: false, arm, seed: prng.int(0, 0x7fffffff),
-          params: { agent: arm.variant!, trajectory, repetition },
-        });
-      }
-      block++;
-    }
-  }
-  return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms, warmup_blocks: 0, blocks: block, trials };
+  return buildReplayBlocks(spec, replayOnlyArms(spec));
 }
 
 const inputsCache = new Map<string, Promise<ReplayInputs>>();
