@@ -30,7 +30,7 @@ import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/an
 import type { AnalysisInput, KindAnalysis, KindChart, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
 import type { Table } from '../../harness/analyze/table.ts';
 import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
-import type { ArmRef, TrialRecord } from '../../harness/journal/trial-record.ts';
+import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
 import { quantile } from '../../harness/stats/index.ts';
 import { bottleneckOf, type Bottleneck } from './rollout-phases.ts';
@@ -285,7 +285,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const runId = input.resolved.run_id;
   const summaries = summarizeCells(input.records, spec.resamples, runId);
-  const armOrder = spec.arms.map((a) => (a.variant ? `${a.backend}:${a.variant}` : a.backend));
+  const armOrder = spec.arms.map(armLabel);
   const deltas = rewardDeltas(input.records, armOrder, spec.resamples, runId);
   const summaryRows: Cell[][] = summaries.map((s) => [
     s.cell, s.backend, s.agent, s.fault, s.concurrency, s.slots, s.baseMs, s.perTokenMs,
@@ -394,8 +394,8 @@ export const rolloutKindAnalysis: KindAnalysis = {
   primaryMetrics: ['wall_ms', 'substrate_ms', 'model_ms'],
   groupOf(record: TrialRecord): ArmRef {
     const cell = String(record.facts.cell ?? '');
-    const armLabel = String(record.facts.arm_label ?? record.arm.backend);
-    return { backend: record.arm.backend, variant: `${record.arm.variant ?? 'builtin'}${cell.slice(armLabel.length)}` };
+    const label = String(record.facts.arm_label ?? record.arm.backend);
+    return { backend: record.arm.backend, variant: `${record.arm.variant ?? 'builtin'}${cell.slice(label.length)}` };
   },
   specArms: () => [],
   files: [ROLLOUT_SUMMARY_FILE, ROLLOUT_SCORES_FILE, ROLLOUT_DELTAS_FILE],
