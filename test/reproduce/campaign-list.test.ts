@@ -15,7 +15,7 @@ describe('campaign list', () => {
     const list = readCampaignList(DEFAULT_CAMPAIGN_LIST);
     expect(list.entries.map((e) => e.id)).toEqual(expect.arrayContaining(['shell-ready', 'repair', 'density', 'replay', 'lazy-image', 'isolation', 'agent-cli', 'checkpoint', 'lazy-image-vm']));
     for (const entry of list.entries.filter((e) => !e.quick.skip)) {
-      const cli = await runCli(['plan', entry.specPath, ...overrideFlags(overridesFor(entry, 'quick'))]);
+      const cli = await runCli(['plan', entry.specPaths.quick, ...overrideFlags(overridesFor(entry, 'quick'))]);
       expect(cli.code, `${entry.id}: ${cli.stderr}`).toBe(0);
     }
   });
@@ -31,6 +31,7 @@ describe('campaign list', () => {
     check([{ id: 'A b', spec }], /entry 1 \(A b\): id: lower-case/);
     check([{ id: 'a', spec }, { id: 'a', spec }], /entry 2 \(a\): id: "a" is used by an earlier entry/);
     check([{ id: 'a', spec: 'experiments/specs/nope.yaml' }], /entry 1 \(a\): spec: experiments\/specs\/nope\.yaml does not exist/);
+    check([{ id: 'a', spec, quick: { spec: 'nope.yaml' } }], /entry 1 \(a\): quick\.spec: nope\.yaml does not exist/);
     expect(() => parseCampaignList('list.yaml', { name: 'x' })).toThrow(/list\.yaml: entries: /);
   });
 

@@ -33,9 +33,9 @@ describe('campaign runner', () => {
     const finished = makeSyntheticBundle({ experiment: 'shell-ready', arms: [{ backend: 'host', medians: { ready_ms: 1 } }], blocks: 2, dir: join(dir, 'campaign', 'done') });
     writeFileSync(join(finished, 'manifest.json'), `${JSON.stringify({ complete: true })}\n`);
     const calls: string[][] = [];
-    const spy: RunChild = (args, log, onLine) => {
+    const spy: RunChild = (args, log, onLine, bundleDir) => {
       calls.push(args);
-      return runSandbenchChild(args, log, onLine);
+      return runSandbenchChild(args, log, onLine, bundleDir);
     };
     const lines: string[] = [];
     const first = await runCampaign({ campaignDir: join(dir, 'campaign'), list, mode: 'quick', log: (m) => lines.push(m), runChild: spy });
