@@ -1,6 +1,6 @@
 /**
  * The CI agent spec end to end through the CLI (experiments/specs/agent-ci.yaml as shipped): real
- * codex and pi on host, staged, podman and docker, and codex in a qemu microvm, each once against
+ * codex and opencode on host, staged, podman and docker, and codex in a qemu microvm, each once against
  * the model service. Every trial must be valid (exit 0, exactly the scripted turns in the model
  * journal, the candidate file's bytes); sandboxed arms reach the service through the in-sandbox
  * forwarder, timed apart. Layers come from the cache (scripts/setup.sh builds them; the first run
@@ -22,17 +22,17 @@ const required = Boolean(process.env.SANDBENCH_REQUIRE_BACKENDS);
 const dir = mkdtempSync(join(tmpdir(), 'sandbench-agent-ci-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const planned = ['host:codex', 'staged:codex', 'podman:codex', 'docker:codex', 'host:pi', 'staged:pi', 'podman:pi', 'docker:pi', 'qemu-microvm:codex'];
+const planned = ['host:codex', 'staged:codex', 'podman:codex', 'docker:codex', 'host:opencode', 'staged:opencode', 'podman:opencode', 'docker:opencode', 'qemu-microvm:codex'];
 
 describe('agent-ci.yaml', () => {
-  it('codex and pi complete the scripted loop in every backend, and codex in a microvm', async () => {
+  it('codex and opencode complete the scripted loop in every backend, and codex in a microvm', async () => {
     const out = join(dir, 'bundle');
     const result = await execa('node', [CLI, 'run', SPEC, '--out', out, ...(required ? ['--require-all'] : [])], { reject: false, all: true });
     expect(result.exitCode, result.all).toBe(0);
     const records = readFileSync(join(out, 'journal.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     const arms = records.map((r) => `${r.arm.backend}:${r.arm.variant}`);
     if (required) expect(arms.sort()).toEqual([...planned].sort());
-    else expect(arms).toEqual(expect.arrayContaining(['host:codex', 'host:pi']));
+    else expect(arms).toEqual(expect.arrayContaining(['host:codex', 'host:opencode']));
     const journal = readFileSync(join(out, 'model-journal.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     for (const r of records) {
       const arm = `${r.arm.backend}:${r.arm.variant}`;
@@ -53,6 +53,6 @@ describe('agent-ci.yaml', () => {
     const summary = readFileSync(join(out, 'agent-summary.csv'), 'utf8');
     expect(summary).toMatch(/^arm,backend,agent,/);
     expect(summary).toContain('host:codex,host,codex,,1,1,0,0,');
-    expect(summary).toContain('host:pi,host,pi,,1,1,0,0,');
+    expect(summary).toContain('host:opencode,host,opencode,,1,1,0,0,');
   }, 900_000);
 });
