@@ -5,8 +5,9 @@
  * log axis when the arms span more than 10× — and its plots as non-empty SVGs, with no console
  * error and no network request. The test may start the browser; reports/ never does.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +100,39 @@ describe.skipIf(!existsSync(CHROMIUM))('report.html in headless Chromium', () =>
       await page.close();
     }
   });
+
+  // The shipped fixture bundles (real runs recorded at 7346b3b), rendered on a copy: each kind's
+  // headline chart, titled with its primary metric, inside the first viewport, and no console error.
+  for (const [kind, metric] of [['shell-ready', 'ready_ms'], ['density', 'wall_ms'], ['replay', 'completion_ms']] as const) {
+    it(`${kind} fixture bundle: the headline chart of ${metric} is inside the first viewport`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), `sandbench-browser-${kind}-`));
+      try {
+        cpSync(resolve(import.meta.dirname, '../fixtures/bundles', kind), dir, { recursive: true });
+        writeReport(analyzeBundle(dir, kinds, { write: false }));
+        const { page, errors, requests } = await open(join(dir, 'report.html'));
+        try {
+          const charts = await page.$$eval('figure.headline', (figures) =>
+            figures.map((f) => {
+              const box = f.querySelector('svg')?.getBoundingClientRect();
+              return { caption: f.querySelector('figcaption')?.textContent ?? '', text: f.querySelector('svg')?.textContent ?? '', bottom: box?.bottom ?? Infinity, right: box?.right ?? Infinity, top: box?.top ?? -1 };
+            }),
+          );
+          const chart = charts.find((c) => c.caption.startsWith(`${metric}:`));
+          expect(chart, `${kind}: a headline chart for ${metric} (got ${charts.map((c) => c.caption).join('; ')})`).toBeDefined();
+          expect(chart!.text).toContain(metric);
+          expect(chart!.top).toBeGreaterThanOrEqual(0);
+          expect(chart!.bottom, 'headline chart bottom within the first 800 px').toBeLessThanOrEqual(VIEWPORT.height);
+          expect(chart!.right).toBeLessThanOrEqual(VIEWPORT.width);
+          expect(errors).toEqual([]);
+          expect(requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
+        } finally {
+          await page.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it('keeps a linear axis when the arms span less than 10×, and shows every plot as a non-empty SVG', async () => {
     const bundle = makeSyntheticBundle({
