@@ -3,8 +3,8 @@
  * through a relay process run inside the container's network namespace (nsenter -n), registered
  * for cleanup with the trial's resources.
  */
-import type { MechanismTrial, Sandbox } from './mechanism.ts';
-import { spawnStateProcess, type StateProcess } from './state-process.ts';
+import type { MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
+import { spawnStateProcess, stopStateProcess, type StateProcess } from './state-process.ts';
 import type { TrialResources } from './tracked.ts';
 
 export const STATE_PORT = 7777;
@@ -19,6 +19,12 @@ export interface ContainerRelays {
   initPid(name: string): Promise<number>;
   /** Start the relay into `name`'s netns and return the sandbox the checks talk to. */
   connect(trial: MechanismTrial, name: string, id: string): Promise<Sandbox>;
+  /**
+   * Before a CRIU checkpoint: sync the server, then end the parent's relay (an established TCP
+   * connection cannot be checkpointed without --tcp-established, which podman refuses with --name)
+   * and give the server a moment to return to accept().
+   */
+  quiesce(parent: ParentSandbox): Promise<void>;
 }
 
 /** `engine` runs one engine command (`inspect ...`) and returns its stdout, throwing on failure. */
@@ -48,5 +54,11 @@ export function containerRelays(
     sandboxes.set(`${trial.trialId}/${id}`, { name, relay });
     return { id, channel: relay.channel, pids: async () => [await initPid(name)], facts: { container: name } };
   };
-  return { initPid, connect };
+  const quiesce = async (parent: ParentSandbox): Promise<void> => {
+    await parent.channel.request({ op: 'sync' });
+    const entry = [...sandboxes.values()].find((value) => value.name === parent.internal);
+    if (entry) await stopStateProcess(entry.relay);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  };
+  return { initPid, connect, quiesce };
 }

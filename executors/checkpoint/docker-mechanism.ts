@@ -90,7 +90,8 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     if (result.exitCode !== 0) throw new Error(`docker ${what} failed: ${String(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' | ')}`);
     return String(result.stdout ?? '').trim();
   };
-  const { initPid, connect } = containerRelays('docker', docker, resourcesOf, sandboxes);
+  const relays = containerRelays('docker', docker, resourcesOf, sandboxes);
+  const { initPid, connect } = relays;
   // Removing a container removes its directory, and with it the checkpoint copied into it.
   const track = (trial: MechanismTrial, name: string) => resourcesOf(trial).add('container', `docker:${name}`, () => removeContainer(ready().engine, name));
   const create = async (trial: MechanismTrial, role: string, createArgs: string[]): Promise<{ name: string; id: string }> => {
@@ -153,14 +154,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
       const sandbox = await connect(trial, name, 'parent');
       return { ...sandbox, internal: name };
     },
-    async quiesce(parent) {
-      await parent.channel.request({ op: 'sync' });
-      // An established TCP connection cannot be checkpointed without --tcp-established: end the
-      // relay, then give the server a moment to return to accept().
-      const entry = [...sandboxes.entries()].find(([, value]) => value.name === parent.internal);
-      if (entry) await stopStateProcess(entry[1].relay);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    },
+    quiesce: (parent) => relays.quiesce(parent),
     async checkpoint(trial, parent): Promise<CheckpointImage> {
       const state = parents.get(trial.trialId);
       if (!state || state.name !== parent.internal) throw new Error(`docker checkpoint: no parent container for ${trial.trialId}`);

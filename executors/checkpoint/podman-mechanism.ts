@@ -76,7 +76,8 @@ export function createPodmanCheckpoint(variant: string | null = null): Checkpoin
     if (result.exitCode !== 0) throw new Error(`podman ${what} failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' | ')}`);
     return result.stdout.trim();
   };
-  const { initPid, connect } = containerRelays('podman', podmanRun, resourcesOf, sandboxes);
+  const relays = containerRelays('podman', podmanRun, resourcesOf, sandboxes);
+  const { initPid, connect } = relays;
   const track = (trial: MechanismTrial, name: string) => resourcesOf(trial).add('container', `podman:${name}`, () => removeContainer(ready().engine, name));
 
   return {
@@ -118,14 +119,7 @@ export function createPodmanCheckpoint(variant: string | null = null): Checkpoin
       const sandbox = await connect(trial, name, 'parent');
       return { ...sandbox, internal: name };
     },
-    async quiesce(parent) {
-      await parent.channel.request({ op: 'sync' });
-      // An established TCP connection cannot be checkpointed without --tcp-established (which podman
-      // refuses with --name): end the relay, then give the server a moment to return to accept().
-      const entry = [...sandboxes.entries()].find(([, value]) => value.name === parent.internal);
-      if (entry) await stopStateProcess(entry[1].relay);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    },
+    quiesce: (parent) => relays.quiesce(parent),
     async checkpoint(trial, parent): Promise<CheckpointImage> {
       const file = exportOf(trial);
       resourcesOf(trial).add('tempdir', file, () => rmSync(file, { force: true }));
