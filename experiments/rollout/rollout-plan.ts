@@ -10,7 +10,7 @@ import { PLAN_SCHEMA_VERSION, specArms, type Plan, type PlannedTrial } from '../
 import { createPrng, seedFromString, shuffled } from '../../harness/plan/prng.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
-import { concurrencyFor, rolloutOptions, type ModelCapacity } from './rollout-spec.ts';
+import { attemptsFor, concurrencyFor, rolloutOptions, type ModelCapacity } from './rollout-spec.ts';
 import type { AttemptPath } from './task-contract.ts';
 
 export interface RolloutCell {
@@ -61,7 +61,7 @@ export function buildRolloutPlan(spec: Spec): Plan {
   for (let block = 0; block < options.blocks; block++) {
     for (const cell of shuffled(cells, prng)) {
       const label = cellLabel(cell);
-      for (let attempt = 0; attempt < options.attempts; attempt++) {
+      for (let attempt = 0, attempts = attemptsFor(options, cell.arm.backend); attempt < attempts; attempt++) {
         trials.push({
           trial_id: `b${String(block).padStart(4, '0')}-${label}-a${String(attempt).padStart(4, '0')}`,
           block,

@@ -32,6 +32,8 @@ export const RolloutSpecSchema = z
     task_ids: z.array(z.string().min(1)).min(1).optional(),
     /** Rollout attempts per cell (a closed loop of C workers runs them). */
     attempts: z.number().int().positive().default(64),
+    /** Per-backend attempts per cell replacing `attempts` (a TCG VM rollout takes 40-90 s here; say why in the spec). */
+    attempts_by_backend: z.partialRecord(z.enum(BACKENDS), z.number().int().positive()).default({}),
     /** Repetitions of every cell (each repetition runs the cells in a fresh seeded order). */
     blocks: z.number().int().positive().default(1),
     /** Concurrency levels C (workers in the closed loop). */
@@ -68,6 +70,11 @@ export const rolloutSection = defineSection({ key: 'rollout', schema: RolloutSpe
 /** The parsed section of a loaded spec (the loader stores it parsed; absent = defaults). */
 export function rolloutOptions(spec: Spec): RolloutSpec {
   return readSection(spec, rolloutSection);
+}
+
+/** Attempts per cell of one backend. */
+export function attemptsFor(options: RolloutSpec, backend: string): number {
+  return (options.attempts_by_backend as Record<string, number | undefined>)[backend] ?? options.attempts;
 }
 
 /** Concurrency levels of one backend. */

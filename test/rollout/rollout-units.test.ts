@@ -32,6 +32,10 @@ describe('rollout plan and spec', () => {
       expect(positions[positions.length - 1]! - positions[0]!).toBe(2);
     }
     expect(cells.filter((c) => String(c).startsWith('staged-')).every((c) => String(c).includes('-c2-'))).toBe(true);
+    // attempts_by_backend replaces `attempts` for that backend only.
+    const fewer = buildRolloutPlan(parseSpec(doc({ attempts: 3, attempts_by_backend: { staged: 1 }, concurrency: [1] })));
+    expect(fewer.trials.filter((t) => t.arm.backend === 'staged')).toHaveLength(1);
+    expect(fewer.trials.filter((t) => t.arm.backend !== 'staged')).toHaveLength(3);
     const a = attemptAssignment(5, 7, 9, 0.25);
     expect(attemptAssignment(5, 7, 9, 0.25)).toEqual(a);
     const paths = Array.from({ length: 400 }, (_, k) => attemptAssignment(5, k, 9, 0.25).path);
