@@ -16,6 +16,7 @@ import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
 import { treePssKiB } from './tree-pss.ts';
 import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
+import { scoreCandidate } from './score-candidate.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { RetainPolicy } from './rollout-spec.ts';
 import { BUILTIN_AGENT_EXIT, ROLLOUT_META_DIR, type AttemptPath, type RolloutTask, type TaskScore } from './task-contract.ts';
@@ -218,43 +219,24 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     }
 
     // Scoring: a fresh sandbox on the scoring backend over a host dir the evaluator builds (baseline + candidate + its tests).
-    const scoringDir = join(input.scratchDir, 'scoring-workspace');
-    mkdirSync(scoringDir, { recursive: true });
-    try {
-      await input.task.evaluator.stageScoringWorkspace(scoringDir, candidate);
-    } catch (error) {
-      notes.push(`scoring workspace: ${errorText(error)}`);
-      return result({ ...withCandidate, category: 'recording_failed', candidate: keep(candidate, null, 'recording_failed') });
+    const scored = await scoreCandidate({
+      evaluator: input.task.evaluator,
+      candidate,
+      scoringExecutor: input.scoringExecutor,
+      scratchDir: input.scratchDir,
+      trialFor: (trialDir, workspace) => trialContext({ ...input, arm: { ...input.arm, cpuModel: null } }, `${input.trialId}-score`, trialDir, workspace, input.scoringTimeoutMs),
+      onKill: (listener) => kill.onKill(listener),
+    });
+    scoringTrial = scored.trial;
+    if (scored.parsedNs !== null) stamps.scored = scored.parsedNs;
+    const scoringFacts = scored.scoring ?? undefined;
+    if (scored.failure) {
+      notes.push(scored.failure.note);
+      const label = scored.failure.stage === 'sandbox' ? 'scoring' : scored.failure.category;
+      return result({ ...withCandidate, category: scored.failure.category, ...(scoringFacts ? { scoring: scoringFacts } : {}), candidate: keep(candidate, null, label) });
     }
-    scoringTrial = trialContext({ ...input, arm: { ...input.arm, cpuModel: null } }, `${input.trialId}-score`, join(input.scratchDir, 'scoring'), scoringDir, input.scoringTimeoutMs);
-    const scoreStart = now();
-    let scoringExit: ExitInfo;
-    let scoringLines: readonly OutputLine[];
-    try {
-      const scoringBinding = await input.scoringExecutor.stageWorkspace(scoringTrial);
-      void scoringBinding;
-      const scoring = await input.scoringExecutor.launch(scoringTrial, { argv: [...input.task.evaluator.scoringArgv], env: { PYTHONDONTWRITEBYTECODE: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdin: 'none' });
-      kill.onKill(() => void scoring.kill('harness stopped the rollout'));
-      scoringExit = await scoring.exit;
-      scoringLines = scoring.lines;
-    } catch (error) {
-      notes.push(`scoring sandbox failed to start: ${errorText(error)}`);
-      return result({ ...withCandidate, category: 'setup_failed', candidate: keep(candidate, null, 'setup_failed') });
-    }
-    const stdout = scoringLines.filter((l) => l.stream === 'stdout').map((l) => l.text).join('\n');
-    const stderr = scoringLines.filter((l) => l.stream === 'stderr').map((l) => l.text).join('\n');
-    const scoringFacts = { exit_code: scoringExit.exitCode, ms: Number(scoringExit.tExitNs - scoreStart) / 1e6, stdout_tail: stdout.slice(-400) };
-    if (scoringExit.timedOut || scoringExit.infraFailure) {
-      notes.push(`scoring sandbox: ${scoringExit.timedOut ? 'timed out' : scoringExit.infraFailure!.reason}`);
-      return result({ ...withCandidate, category: scoringExit.timedOut ? 'timeout' : scoringExit.infraFailure!.category, scoring: scoringFacts, candidate: keep(candidate, null, 'scoring') });
-    }
-    const score = input.task.evaluator.parseScore({ exitCode: scoringExit.exitCode, stdout, stderr });
-    stamps.scored = now();
-    if (score.evaluatorError) {
-      notes.push(`evaluator could not judge: ${score.evaluatorError}`);
-      return result({ ...withCandidate, category: 'recording_failed', scoring: scoringFacts, candidate: keep(candidate, null, 'recording_failed') });
-    }
-    return result({ ...withCandidate, outcome: 'ok', category: null, score, scoring: scoringFacts, candidate: keep(candidate, score, null) });
+    const score = scored.score!;
+    return result({ ...withCandidate, outcome: 'ok', category: null, score, scoring: scoringFacts ?? null, candidate: keep(candidate, score, null) });
   }
 
   function keep(candidate: ExtractedCandidate, score: TaskScore | null, failure: string | null): AttemptResult['candidate'] {
