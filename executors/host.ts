@@ -46,6 +46,7 @@ export function createHostExecutor(variant: string | null = null, build?: ArmBui
         cwd: workspaceOf(trial),
         stdin: task.stdin,
         timeoutMs: trial.timeoutMs,
+        ...(task.primeRuns ? { primeRuns: task.primeRuns } : {}),
       });
     },
     async collect(trial, binding): Promise<CandidateFiles> {

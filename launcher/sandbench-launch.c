@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROTOCOL_VERSION 2
+#define PROTOCOL_VERSION 3
 #define MAX_CGROUPS 8
 #define MAX_WARMUPS 16
 #define READ_CHUNK 65536
@@ -184,13 +184,13 @@ static int parse_cpus(const char *list, cpu_set_t *set) {
 }
 
 /* Runs in the vfork child: only async-signal-safe calls, no allocation, never returns. */
-static void child_fail(int stage) {
+__attribute__((noreturn)) static void child_fail(int stage) {
   child_fail_errno = errno;
   child_fail_stage = stage;
   _exit(127);
 }
 
-static void exec_child(char **argv, char **envp, const char *path_env, char *pathbuf, size_t pathcap) {
+__attribute__((noreturn)) static void exec_child(char **argv, char **envp, const char *path_env, char *pathbuf, size_t pathcap) {
   const char *file = argv[0];
   if (strchr(file, '/')) {
     execve(file, argv, envp);
@@ -233,6 +233,7 @@ struct spawn_req {
   long timeout_ms;
   long grace_ms;
   int warmups;
+  int primes;
 };
 
 static int live_children(void) {
@@ -267,6 +268,52 @@ static int warm_up(int n, const cpu_set_t *cpus) {
     if (pid < 0) break;
     int status = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) done++;
+  }
+  struct signalfd_siginfo info;
+  while (read(sigfd, &info, sizeof info) == sizeof info) {}
+  return done;
+}
+
+/*
+ * The vfork child of a launch (timed or prime): budget, affinity, stdio, cwd, signals, exec. Never
+ * returns. Never inlined: the child shares the parent's stack, and inlined into its caller the
+ * compiler may reuse the caller's slots (dead on this no-return path) for the child's temporaries.
+ */
+__attribute__((noinline, noreturn)) static void run_child(const struct spawn_req *r, const int *cg_fds, int n_cg, int in_fd, int out_fd, int err_fd, const char *path_env, char *pathbuf, size_t pathcap) {
+  sigset_t empty;
+  sigemptyset(&empty);
+  setpgid(0, 0);
+  /* Budget first: entering a v1 cpuset resets affinity, so pinning must come after it. */
+  for (int i = 0; i < n_cg; i++)
+    if (write(cg_fds[i], "0", 1) != 1) child_fail(STAGE_CGROUP);
+  if (r->have_cpus && sched_setaffinity(0, sizeof r->cpus, &r->cpus) < 0) child_fail(STAGE_AFFINITY);
+  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) child_fail(STAGE_STDIO);
+  if (r->cwd && chdir(r->cwd) < 0) child_fail(STAGE_CHDIR);
+  /* The launcher blocks SIGCHLD (signalfd) and ignores SIGPIPE; the task must not inherit either. */
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &empty, NULL);
+  exec_child(r->argv, r->envp, path_env, pathbuf, pathcap);
+}
+
+/*
+ * Prime runs (`p=`): the request's own command, untimed, right before the stamp, with the trial's
+ * controls and its stdio on /dev/null, as `hyperfine --warmup` runs a command before timing it.
+ * Why: a no-op warm-up restores the launch path after a pause, but not the command's own binary and
+ * libraries (git's run 1.16-1.31x hyperfine's after the harness's bookkeeping between trials). The
+ * command runs p+1 times in the trial's workspace, so only a kind whose command may repeat asks for
+ * it (the command kind's `command.prime_runs`); the count done is reported in the spawn event.
+ */
+static int prime(const struct spawn_req *r, const int *cg_fds, int n_cg, const char *path_env, char *pathbuf, size_t pathcap) {
+  volatile int done = 0;
+  for (volatile int i = 0; i < r->primes; i++) {
+    child_fail_stage = 0;
+    pid_t pid = vfork();
+    if (pid == 0) run_child(r, cg_fds, n_cg, devnull, devnull, devnull, path_env, pathbuf, pathcap);
+    if (pid < 0) break;
+    int status = -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (child_fail_stage) break;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) done++;
   }
   struct signalfd_siginfo info;
@@ -310,13 +357,17 @@ static void handle_spawn(long id, char *payload, size_t len) {
         r.warmups = (int)strtol(value, NULL, 10);
         if (r.warmups < 0 || r.warmups > MAX_WARMUPS) bad = 5;
         break;
+      case 'p':
+        r.primes = (int)strtol(value, NULL, 10);
+        if (r.primes < 0 || r.primes > MAX_WARMUPS) bad = 6;
+        break;
       default: bad = 1;
     }
     off += flen + 1;
   }
   if (!bad && r.argc == 0) bad = 4;
   if (bad) {
-    const char *why[] = { "", "malformed spawn fields", "bad cpu list", "too many cgroups", "empty argv", "warm-up count out of range (0-16)" };
+    const char *why[] = { "", "malformed spawn fields", "bad cpu list", "too many cgroups", "empty argv", "warm-up count out of range (0-16)", "prime count out of range (0-16)" };
     emit('F', id, now_ns(), STAGE_NONE, EINVAL, why[bad], strlen(why[bad]));
     free(r.argv);
     free(r.envp);
@@ -350,27 +401,15 @@ static void handle_spawn(long id, char *payload, size_t len) {
   size_t pathcap = 4096 + strlen(r.argv[0]);
   char *pathbuf = malloc(pathcap);
   if (!pathbuf) die("malloc");
-  sigset_t empty;
-  sigemptyset(&empty);
 
-  int warmed = r.warmups > 0 && !live_children() ? warm_up(r.warmups, r.have_cpus ? &r.cpus : NULL) : 0;
+  int idle = !live_children();
+  int primed = r.primes > 0 && idle ? prime(&r, cg_fds, n_cg, path_env, pathbuf, pathcap) : 0;
+  int warmed = r.warmups > 0 && idle ? warm_up(r.warmups, r.have_cpus ? &r.cpus : NULL) : 0;
   child_fail_stage = 0;
   child_fail_errno = 0;
   int64_t t0 = now_ns();
   pid_t pid = vfork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    /* Budget first: entering a v1 cpuset resets affinity, so pinning must come after it. */
-    for (int i = 0; i < n_cg; i++)
-      if (write(cg_fds[i], "0", 1) != 1) child_fail(STAGE_CGROUP);
-    if (r.have_cpus && sched_setaffinity(0, sizeof r.cpus, &r.cpus) < 0) child_fail(STAGE_AFFINITY);
-    if (dup2(in_read, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) child_fail(STAGE_STDIO);
-    if (r.cwd && chdir(r.cwd) < 0) child_fail(STAGE_CHDIR);
-    /* The launcher blocks SIGCHLD (signalfd) and ignores SIGPIPE; the task must not inherit either. */
-    signal(SIGPIPE, SIG_DFL);
-    sigprocmask(SIG_SETMASK, &empty, NULL);
-    exec_child(r.argv, r.envp, path_env, pathbuf, pathcap);
-  }
+  if (pid == 0) run_child(&r, cg_fds, n_cg, in_read, out[1], err[1], path_env, pathbuf, pathcap);
   int64_t t1 = now_ns();
   int fork_errno = errno;
   free(pathbuf);
@@ -412,7 +451,7 @@ static void handle_spawn(long id, char *payload, size_t len) {
   watch(c->out_fd, ((uint64_t)slot << 2) | 1);
   watch(c->err_fd, ((uint64_t)slot << 2) | 2);
   char warm_field[32];
-  int wlen = snprintf(warm_field, sizeof warm_field, "w=%d", warmed);
+  int wlen = snprintf(warm_field, sizeof warm_field, "w=%d p=%d", warmed, primed);
   emit('S', id, t0, pid, t1, warm_field, (size_t)wlen);
   free(r.argv);
   free(r.envp);
@@ -639,7 +678,8 @@ int main(int argc, char **argv) {
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, NULL);
   sigfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
-  devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  /* Read-write: stdin of tasks, and stdout/stderr of warm-up and prime runs (which may write). */
+  devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   epfd = epoll_create1(EPOLL_CLOEXEC);
   if (sigfd < 0 || devnull < 0 || epfd < 0) die("setup");
   fcntl(0, F_SETFD, FD_CLOEXEC);

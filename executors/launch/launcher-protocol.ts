@@ -4,7 +4,7 @@
  *   request: "<op> <id> <len>\n" + payload      event: "<type> <id> <t_ns> <a> <b> <len>\n" + payload
  */
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Pre-exec stage a failed spawn reports (same numbers as `enum stage` in the C source). */
 export const SPAWN_STAGES: Record<number, string> = { 0: 'request', 1: 'cgroup', 2: 'affinity', 3: 'chdir', 4: 'exec', 5: 'fork', 6: 'stdio' };
@@ -24,11 +24,13 @@ export interface SpawnRequest {
   graceMs?: number;
   /** No-op launches right before the stamp, done only when the launcher runs nothing else (PROTOCOL.md). */
   warmups?: number;
+  /** Untimed runs of this very command right before the stamp (hyperfine's --warmup; PROTOCOL.md). */
+  primes?: number;
 }
 
 export type LauncherEvent =
   | { type: 'hello'; tNs: bigint; version: number; pid: number }
-  | { type: 'spawned'; id: number; tNs: bigint; pid: number; tForkReturnNs: bigint; warmups: number }
+  | { type: 'spawned'; id: number; tNs: bigint; pid: number; tForkReturnNs: bigint; warmups: number; primes: number }
   | { type: 'spawn-failed'; id: number; tNs: bigint; stage: string; errno: number; message: string }
   | { type: 'output'; id: number; tNs: bigint; stream: 'stdout' | 'stderr'; data: Buffer }
   | { type: 'exit'; id: number; tNs: bigint; exitCode: number | null; signal: number | null }
@@ -69,6 +71,7 @@ export function encodeSpawn(id: number, request: SpawnRequest): Buffer {
   if (request.timeoutMs !== undefined) entries.push(['t', String(Math.max(1, Math.ceil(request.timeoutMs)))]);
   if (request.graceMs !== undefined) entries.push(['k', String(Math.ceil(request.graceMs))]);
   if (request.warmups) entries.push(['w', String(request.warmups)]);
+  if (request.primes) entries.push(['p', String(request.primes)]);
   return frame('S', id, fields(entries));
 }
 
@@ -113,8 +116,11 @@ function toEvent(header: string[], payload: Buffer): LauncherEvent {
   switch (type) {
     case 'H':
       return { type: 'hello', tNs, version: Number(aText), pid: Number(bText) };
-    case 'S':
-      return { type: 'spawned', id, tNs, pid: Number(aText), tForkReturnNs: BigInt(bText), warmups: Number(/^w=(\d+)$/.exec(payload.toString())?.[1] ?? 0) };
+    case 'S': {
+      const counts = payload.toString();
+      const count = (key: string) => Number(new RegExp(`(?:^| )${key}=(\\d+)`).exec(counts)?.[1] ?? 0);
+      return { type: 'spawned', id, tNs, pid: Number(aText), tForkReturnNs: BigInt(bText), warmups: count('w'), primes: count('p') };
+    }
     case 'F':
       return { type: 'spawn-failed', id, tNs, stage: SPAWN_STAGES[Number(aText)] ?? `stage ${aText}`, errno: Number(bText), message: payload.toString() };
     case 'O':

@@ -54,6 +54,7 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
       timeoutMs: options.timeoutMs,
       graceMs: KILL_GRACE_MS,
       warmups: launchWarmups(),
+      primes: options.primeRuns ?? 0,
     },
     {
       onEvent(event) {
@@ -61,7 +62,7 @@ export function spawnWithLauncher(client: LauncherClient, options: SpawnOptions,
           case 'spawned':
             tSpawnNs = event.tNs;
             pid = event.pid;
-            timing = { ...requestedTiming, warmup_launches: event.warmups };
+            timing = { ...requestedTiming, warmup_launches: event.warmups, ...(options.primeRuns ? { prime_runs: event.primes } : {}) };
             resolveStarted();
             break;
           case 'output':

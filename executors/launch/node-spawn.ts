@@ -88,6 +88,7 @@ export function spawnWithNode(options: SpawnOptions, timing: TimingPath): Runnin
     exit,
     kill,
     rootPids: () => (child.pid === undefined ? [] : [child.pid]),
-    timing,
+    // The Node path has no prime runs: a record that asked for them says none ran.
+    timing: options.primeRuns ? { ...timing, prime_runs: 0 } : timing,
   };
 }

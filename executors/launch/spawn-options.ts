@@ -11,6 +11,8 @@ export interface SpawnOptions {
   timeoutMs: number;
   /** CPU affinity and budget cgroups, applied before exec (launcher) or by an argv prefix (Node path). */
   controls?: LaunchControls;
+  /** Untimed runs of this command right before the timed one (launcher path only; the Node path runs none and says so). */
+  primeRuns?: number;
   /** Parse an exit code reported on the console (VMs), overriding the process exit code. */
   exitCodeFromLines?: (lines: readonly OutputLine[]) => number | null;
   /** Extra teardown when killing (e.g. `podman rm -f`), run after the process group is signalled. */

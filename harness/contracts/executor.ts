@@ -93,6 +93,8 @@ export interface TaskCommand {
   mounts?: SandboxMount[];
   /** One host service the task may reach; every other destination stays unreachable. */
   service?: ServiceEndpoint;
+  /** Untimed runs of argv right before the timed launch (hyperfine's --warmup), for a command that may repeat; backends that launch argv directly honour it and record `timing.prime_runs`. */
+  primeRuns?: number;
 }
 
 /** Extra mounts live below this directory inside every sandbox (VM guests mount a tmpfs there). */
@@ -180,6 +182,8 @@ export interface TimingPath {
   floor_n?: number;
   /** Launcher: untimed no-op launches run right before this launch's stamp (0 when it followed other work). */
   warmup_launches?: number;
+  /** Untimed runs of the task's own command right before the stamp, when the kind asked for them (command.prime_runs). */
+  prime_runs?: number;
 }
 
 /** What the task changed, relative to /workspace. */

@@ -108,6 +108,35 @@ describe('launcher warm-up launches', () => {
     expect(events[0]).toMatchObject({ type: 'spawn-failed', stage: 'request', message: expect.stringMatching(/warm-up count/) });
   });
 
+  it('prime runs execute the command itself before the stamp, in its cwd, with stdio on /dev/null; the timed run keeps its own output', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbench-prime-'));
+    try {
+      const events = await launch(client, { argv: ['sh', '-c', 'echo run >> log; wc -l < log'], cwd: dir, primes: 2 });
+      expect(events.find((e) => e.type === 'spawned')).toMatchObject({ primes: 2 });
+      const output = events.filter((e): e is Extract<LauncherEvent, { type: 'output' }> => e.type === 'output');
+      // Two prime runs wrote their line silently; the timed run is the third and alone prints.
+      expect(Buffer.concat(output.map((e) => e.data)).toString().trim()).toBe('3');
+      expect(readFileSync(join(dir, 'log'), 'utf8')).toBe('run\nrun\nrun\n');
+      expect(childrenOf(client.pid)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a prime run that fails does not hide the timed run; the count done is reported; out of range is a request error', async () => {
+    const failing = await launch(client, { argv: ['sh', '-c', 'exit 3'], primes: 2 });
+    expect(failing.find((e) => e.type === 'spawned')).toMatchObject({ primes: 0 });
+    expect(failing.at(-1)).toMatchObject({ type: 'exit', exitCode: 3 });
+    const events = await launch(client, { argv: ['true'], primes: 17 });
+    expect(events[0]).toMatchObject({ type: 'spawn-failed', stage: 'request', message: expect.stringMatching(/prime count/) });
+  });
+
+  it('records prime runs in the timing facts only when asked', async () => {
+    const running = spawnWithLauncher(client, { argv: ['true'], env: { PATH }, clearEnv: true, stdin: 'none', timeoutMs: 10_000, primeRuns: 2 }, { path: 'launcher' });
+    await running.exit;
+    expect(running.timing).toMatchObject({ path: 'launcher', prime_runs: 2 });
+  });
+
   it('records the warm-ups in the trial timing facts', async () => {
     const running = spawnWithLauncher(client, { argv: ['true'], env: { PATH }, clearEnv: true, stdin: 'none', timeoutMs: 10_000 }, { path: 'launcher', floor_median_ms: 0.5 });
     await running.exit;

@@ -13,6 +13,7 @@ const EXPECTED_FIELD: Record<string, RegExp> = {
   'unknown-key.yaml': /\(top level\): unknown key "trails"/,
   'bad-timeout.yaml': /timeout: expected a positive duration/,
   'command-without-argv.yaml': /task\.argv: the command kind needs task\.argv/,
+  'prime-runs-on-sandbox.yaml': /command\.prime_runs: only the host backend launches task\.argv directly; staged/,
   'duplicate-arm.yaml': /arms: arm "host" is listed twice/,
   'bad-cpus.yaml': /controls\.cpus: expected a CPU list/,
   'not-a-mapping.yaml': /\(top level\): expected a YAML mapping/,
