@@ -2,15 +2,16 @@
  * `sandbench clean`: every resource a dead run left behind, found by its name or label only —
  * processes and VMs, podman/docker containers (label `sandbench.run_id`), mounts and cgroups named
  * `sandbench-*`, temp dirs `sandbench-*` under every scratch root, a private dockerd no live run holds,
- * and stale run locks. Resources of live runs (a run lock with a live holder, or a trial tree still
- * hanging below a live node process) are never listed.
+ * and stale run locks. Resources of live runs (a run lock with a live holder, in this state dir or
+ * the machine-wide registry of every state dir's runs, or a trial tree still hanging below a live node
+ * process) are never listed.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { leftoverBudgets, removeBudget } from '../controls/leftover-budgets.ts';
 import { detectCgroupLayout } from '../controls/cgroup-layout.ts';
-import { readRunLocks } from '../run/run-lock.ts';
+import { liveRunIdsOnMachine, readRunLocks } from '../run/run-lock.ts';
 import type { Leftover, LeftoverKind, LeftoverSource } from './leftover.ts';
 import { findProcesses, killMatch } from './find-processes.ts';
 import { mentionsAny, runIdIn, UNKNOWN_RUN } from './run-ids.ts';
@@ -68,7 +69,8 @@ async function unmount(mountPoint: string, fsType: string): Promise<void> {
 export async function findLeftovers(options: FindOptions): Promise<Leftover[]> {
   const { stateDir } = options;
   const locks = readRunLocks(stateDir);
-  const liveByLock = new Set(locks.filter((lock) => lock.alive).map((lock) => lock.runId));
+  // Live runs of every state dir: their containers and VMs are as visible from here as our own.
+  const liveByLock = new Set([...locks.filter((lock) => lock.alive).map((lock) => lock.runId), ...liveRunIdsOnMachine()]);
   const sourced = (await Promise.all((options.sources ?? []).map((source) => source.find(stateDir)))).flat();
   const known = [...new Set([...tempDirs(stateDir).map((t) => t.runId), ...locks.map((lock) => lock.runId), ...sourced.map((l) => l.runId)])].filter((id) => id !== UNKNOWN_RUN);
 

@@ -3,6 +3,10 @@
  * its start time (from /proc/<pid>/stat, so a recycled pid is not mistaken for the holder).
  * `sandbench clean` never touches a run whose lock has a live holder; a run killed with -9 leaves
  * a lock whose holder is gone, which makes its resources leftovers.
+ *
+ * Containers and VMs are machine-wide while locks live per state dir, so every lock is also mirrored
+ * in one machine-wide registry (LIVE_RUNS_DIR): a `clean` (or the test suite's teardown) on one
+ * SANDBENCH_HOME must not take a live run of another for a dead one. Only live entries there count.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,17 +34,37 @@ export function processStartTicks(pid: number): string | null {
   }
 }
 
-function lockPath(stateDir: string, runId: string): string {
-  return join(runLocksDir(stateDir), `sandbench-${runId.replace(/[^a-zA-Z0-9_.-]/g, '-')}.json`);
+/** The machine-wide registry of live runs, whatever their state dir (a dot name: no scratch scan takes it for a run's temp dir). */
+export function liveRunsDir(): string {
+  return process.env.SANDBENCH_LIVE_RUNS ?? join('/tmp', `.sandbench-live-runs-${process.getuid?.() ?? 0}`);
 }
 
-/** Take the lock for this process; returns the release function (idempotent). */
+const lockFileName = (runId: string) => `sandbench-${runId.replace(/[^a-zA-Z0-9_.-]/g, '-')}.json`;
+
+function lockPath(stateDir: string, runId: string): string {
+  return join(runLocksDir(stateDir), lockFileName(runId));
+}
+
+/** Take the lock for this process (in its state dir and the machine-wide registry); returns the release function (idempotent). */
 export function acquireRunLock(stateDir: string, runId: string): () => void {
-  mkdirSync(runLocksDir(stateDir), { recursive: true });
-  const path = lockPath(stateDir, runId);
   const lock: LockFile = { run_id: runId, pid: process.pid, start_ticks: processStartTicks(process.pid) };
-  writeFileSync(path, `${JSON.stringify(lock)}\n`);
-  return () => rmSync(path, { force: true });
+  const paths = [lockPath(stateDir, runId), join(liveRunsDir(), lockFileName(runId))];
+  pruneDeadRegistryEntries();
+  for (const path of paths) {
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, `${JSON.stringify(lock)}\n`);
+  }
+  return () => paths.forEach((path) => rmSync(path, { force: true }));
+}
+
+/** Registry entries of runs killed with -9 (their state dir's own lock is what `clean` reports). */
+function pruneDeadRegistryEntries(): void {
+  for (const lock of readLockDir(liveRunsDir())) if (!lock.alive) rmSync(lock.path, { force: true });
+}
+
+/** Run ids of live runs on this machine, whatever their state dir. */
+export function liveRunIdsOnMachine(): Set<string> {
+  return new Set(readLockDir(liveRunsDir()).filter((lock) => lock.alive).map((lock) => lock.runId));
 }
 
 export interface RunLockState {
@@ -52,15 +76,19 @@ export interface RunLockState {
 
 /** Every run lock on this state dir, with whether its holder still lives. Read-only. */
 export function readRunLocks(stateDir: string): RunLockState[] {
+  return readLockDir(runLocksDir(stateDir));
+}
+
+function readLockDir(dir: string): RunLockState[] {
   let entries: string[];
   try {
-    entries = readdirSync(runLocksDir(stateDir));
+    entries = readdirSync(dir);
   } catch {
     return [];
   }
   const states: RunLockState[] = [];
   for (const entry of entries.filter((name) => name.endsWith('.json'))) {
-    const path = join(runLocksDir(stateDir), entry);
+    const path = join(dir, entry);
     try {
       const lock = JSON.parse(readFileSync(path, 'utf8')) as LockFile;
       const ticks = processStartTicks(lock.pid);

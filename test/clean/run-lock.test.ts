@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireRunLock, readRunLocks, runLocksDir } from '../../harness/run/run-lock.ts';
+import { acquireRunLock, liveRunIdsOnMachine, liveRunsDir, readRunLocks, runLocksDir } from '../../harness/run/run-lock.ts';
 
 describe('run lock', () => {
   it('is live while held, dead once released, for a dead or recycled pid, and when torn', () => {
@@ -19,5 +19,24 @@ describe('run lock', () => {
     writeFileSync(join(runLocksDir(home), 'sandbench-r-torn.json'), '{"run_id": "r-to');
     const states = Object.fromEntries(readRunLocks(home).map((lock) => [lock.runId, lock.alive]));
     expect(states).toEqual({ 'r-dead': false, 'r-recycled': false, 'r-torn': false });
+  });
+
+  it('is visible machine-wide: a clean on another state dir sees the run as live, and a dead holder drops out', () => {
+    const saved = process.env.SANDBENCH_LIVE_RUNS;
+    process.env.SANDBENCH_LIVE_RUNS = mkdtempSync(join(tmpdir(), 'sandbench-live-test-'));
+    try {
+      const homeA = mkdtempSync(join(tmpdir(), 'sandbench-lock-a-'));
+      const homeB = mkdtempSync(join(tmpdir(), 'sandbench-lock-b-'));
+      const release = acquireRunLock(homeA, 'r-elsewhere');
+      expect(readRunLocks(homeB)).toEqual([]);
+      expect(liveRunIdsOnMachine().has('r-elsewhere')).toBe(true);
+      writeFileSync(join(liveRunsDir(), 'sandbench-r-gone.json'), JSON.stringify({ run_id: 'r-gone', pid: 4194305, start_ticks: '1' }));
+      expect(liveRunIdsOnMachine().has('r-gone')).toBe(false);
+      release();
+      expect(liveRunIdsOnMachine().has('r-elsewhere')).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.SANDBENCH_LIVE_RUNS;
+      else process.env.SANDBENCH_LIVE_RUNS = saved;
+    }
   });
 });
