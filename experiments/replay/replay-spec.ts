@@ -19,6 +19,11 @@ export const ReplaySpecSchema = z
      *  backend and stops before the next model request; `continue` replays the same way, then the
      *  built-in agent continues from the replayed prefix against the scripted model service. */
     mode: z.enum(['prepare-only', 'replay-only', 'continue']).default('prepare-only'),
+    /** Mode continue: who continues from the replayed prefix. `builtin-agent` (agent.py
+     *  --resume-from, every format) or `codex`: the agent layer's codex (0.169.0) through its native
+     *  `codex exec resume`, from a session seeded with the replayed prefix (codex-format trajectories
+     *  only; reexecute/cli-resume/). */
+    continue_with: z.enum(['builtin-agent', 'codex']).default('builtin-agent'),
     /** pvisor-replay --replay-only needs the exact agent release a format pins (codex 0.149.0, ...):
      *  agent → that executable. Agents without one have no pvisor-replay arm (reason recorded). */
     pvisor_agent_entrypoints: z.record(z.string(), z.string().min(1)).default({}),
@@ -39,7 +44,11 @@ export const ReplaySpecSchema = z
       )
       .default([]),
   })
-  .strict();
+  .strict()
+  .refine((replay) => replay.continue_with === 'builtin-agent' || (replay.mode === 'continue' && replay.agents.every((agent) => agent === replay.continue_with)), {
+    path: ['continue_with'],
+    message: 'continue_with: codex resumes codex-format prefixes only and needs mode: continue; set agents: [codex] and mode: continue, or continue_with: builtin-agent',
+  });
 
 export type ReplaySpec = z.output<typeof ReplaySpecSchema>;
 

@@ -14,6 +14,7 @@
  *     journalPath,         // JSONL model-traffic journal; default <socketDir>/model-journal.jsonl
  *                          //   (kinds: join(bundleDir, MODEL_JOURNAL_FILE), so it is part of the bundle)
  *     log: (line) => …,    // rejected and failed requests (default: silent; the journal has them all)
+ *     requestBodiesPath,   // optional: keep every generation request's body (request-bodies.ts; off by default)
  *   });
  *   service.socketPath, service.port (null without `port`), service.journalPath, service.script
  *   service.stats()       // slots, uptimeMs, requests, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active, queued
@@ -51,6 +52,7 @@ import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { SlotQueue } from './capacity.ts';
 import { ModelJournal } from './journal.ts';
+import { RequestBodies } from './request-bodies.ts';
 import { loadModelScript, type ModelScript } from './script.ts';
 import { createHandler, type ServiceStats } from './server.ts';
 
@@ -58,6 +60,7 @@ export { loadModelScript, parseModelScript, ModelScriptError, MODEL_SCRIPT_SCHEM
 export { MODEL_JOURNAL_SCHEMA, ModelJournalEntrySchema, readModelJournal, TIMING_FIELDS, type ModelJournalEntry, type ModelJournalContents } from './journal.ts';
 export type { ServiceStats } from './server.ts';
 export { startModelServiceProcess } from './process.ts';
+export { readRequestBodies, REQUEST_BODIES_SCHEMA, type RequestBodyEntry } from './request-bodies.ts';
 export { scriptedTurnsProblem, statsFromJournal, summarizeAttempts, type AttemptTraffic } from './journal-summary.ts';
 
 export const MODEL_SOCKET_NAME = 'model.sock';
@@ -78,6 +81,8 @@ export interface ModelServiceConfig {
   baseMs?: number;
   perTokenMs?: number;
   journalPath?: string;
+  /** Keep each generation request's body in this JSONL (request-bodies.ts); off when absent. */
+  requestBodiesPath?: string;
   log?: (line: string) => void;
 }
 
@@ -150,7 +155,8 @@ export async function startModelService(config: ModelServiceConfig): Promise<Mod
   const journal = new ModelJournal(journalPath);
   const closing = new AbortController();
   const queue = new SlotQueue(slots);
-  const handler = createHandler({ script, timing: { baseMs, perTokenMs }, queue, journal, log: config.log ?? (() => undefined), closing: closing.signal });
+  const bodies = config.requestBodiesPath ? new RequestBodies(config.requestBodiesPath) : null;
+  const handler = createHandler({ script, timing: { baseMs, perTokenMs }, queue, journal, bodies, log: config.log ?? (() => undefined), closing: closing.signal });
   const servers: Server[] = [];
   const inFlight = new Set<Promise<void>>();
   const track = (server: Server) => {
@@ -176,6 +182,7 @@ export async function startModelService(config: ModelServiceConfig): Promise<Mod
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     journal.close();
+    bodies?.close();
     if (existsSync(socketPath)) unlinkSync(socketPath);
     const code = (error as NodeJS.ErrnoException).code;
     throw new ModelServiceConfigError(`model service: cannot listen (${code ?? String(error)})${code === 'EADDRINUSE' && config.port ? ` on 127.0.0.1:${config.port}: the port is taken` : ''}`);
@@ -194,6 +201,7 @@ export async function startModelService(config: ModelServiceConfig): Promise<Mod
         await Promise.all(servers.map(closeServer));
         await Promise.all(inFlight);
         journal.close();
+        bodies?.close();
         if (existsSync(socketPath)) unlinkSync(socketPath);
       })();
       return closed;

@@ -8,6 +8,7 @@ import { decide, ScriptReplyError, type Decision } from './decide.ts';
 import { MODEL_JOURNAL_SCHEMA, type Endpoint, type EntryStatus, type ModelJournal, type ModelJournalEntry } from './journal.ts';
 import { SlotQueue } from './capacity.ts';
 import { BadRequestError, viewRequest, type Protocol, type RequestView } from './request-view.ts';
+import type { RequestBodies } from './request-bodies.ts';
 import type { ModelScript } from './script.ts';
 import { renderAnthropic } from './wire/anthropic.ts';
 import { renderChat } from './wire/chat.ts';
@@ -95,6 +96,8 @@ export interface HandlerDeps {
   timing: Timing;
   queue: SlotQueue;
   journal: ModelJournal | null;
+  /** Generation request bodies (request-bodies.ts), when the service was asked to keep them. */
+  bodies?: RequestBodies | null;
   log: (line: string) => void;
   /** Aborted when the service closes: pending waits end at once. */
   closing: AbortSignal;
@@ -206,6 +209,7 @@ export function createHandler(deps: HandlerDeps) {
     entry.attempt = attempt;
     const endpoint = endpointOf(entry.method, path);
     entry.endpoint = endpoint;
+    if (deps.bodies && (endpoint === 'responses' || endpoint === 'chat' || endpoint === 'anthropic')) deps.bodies.append({ seq: entry.seq, attempt, endpoint, request_sha256: entry.request_sha256, body: body.toString('utf8') });
     const written: string[] = [];
 
     const finish = (status: EntryStatus, httpStatus: number) => {

@@ -9,7 +9,9 @@ standard library, so every backend's image (Debian python3) runs it unchanged.
 
 With `--meta DIR` (mode continue) it also writes what a continuing agent needs into DIR: the
 prompt (`prompt.txt`) and the prefix as chat messages carrying the REPLAYED observations
-(`history.json`, the built-in agent's --resume-from; tool content in its `<returncode>` form).
+(`history.json`, the built-in agent's --resume-from; tool content in its `<returncode>` form), and
+the replayed calls themselves (`replayed.json`: id, exit code, output, duration), from which a CLI's
+own session file is seeded (cli-resume/).
 """
 import base64
 import json
@@ -25,6 +27,7 @@ def main() -> int:
     calls = document["calls"]
     meta = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--meta" else None
     history = []
+    replayed = []
     shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
     print("REFERENCE_READY", flush=True)
     started = time.monotonic_ns()
@@ -42,6 +45,7 @@ def main() -> int:
         }
         print("REPLAY_CALL " + json.dumps(line), flush=True)
         call_id = call["id"]
+        replayed.append({"id": call_id, "exit_code": done.returncode, "output": done.stdout.decode("utf-8", "replace"), "duration_ns": t1 - t0})
         history.append({"role": "assistant", "content": None, "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": call["command"]})}}]})
         history.append({"role": "tool", "tool_call_id": call_id, "content": "<returncode>%d</returncode>\n%s" % (done.returncode, done.stdout.decode("utf-8", "replace"))})
     print("REFERENCE_RESULT " + json.dumps({"calls": len(calls), "shell": shell, "total_ns": time.monotonic_ns() - started}), flush=True)
@@ -51,6 +55,8 @@ def main() -> int:
             handle.write(document.get("prompt", ""))
         with open(os.path.join(meta, "history.json"), "w", encoding="utf-8") as handle:
             json.dump({"messages": history}, handle)
+        with open(os.path.join(meta, "replayed.json"), "w", encoding="utf-8") as handle:
+            json.dump({"calls": replayed}, handle)
     return 0
 
 

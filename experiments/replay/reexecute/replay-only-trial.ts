@@ -57,6 +57,8 @@ export interface ContinuationJudge {
   /** Ground-truth effects of replay + continuation (replaces the prefix's own). */
   expected: ExpectedEffects;
   judge(lines: readonly OutputLine[], running: RunningTrial, candidates: CandidateFiles, report: DriverReport): Promise<{ validity: Record<string, 'pass' | 'fail'>; metrics: Record<string, number>; facts: Record<string, unknown>; notes: string[] }>;
+  /** A continuation's own reading of a non-zero exit (a CLI refusing its seeded session is setup_failed); null: the default mapping. */
+  failedExit?(exitCode: number | null, lines: readonly OutputLine[]): { category: FailureCategory; notes: string[]; facts: Record<string, unknown> } | null;
 }
 
 export interface ReplayOnlyTrial {
@@ -104,6 +106,8 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
   if (exit.timedOut) return { ...record, ...timed, completion_ms: null, outcome: 'failed', failure_category: 'timeout', metrics: { prepare_ms: prepareMs }, notes: ['the replay exceeded the spec timeout and was killed'], facts };
   if (exit.infraFailure) return { ...record, ...timed, outcome: 'failed', failure_category: exit.infraFailure.category, metrics: { prepare_ms: prepareMs }, notes: [exit.infraFailure.reason, ...tail], facts };
   if (exit.exitCode !== 0) {
+    const own = continuation?.failedExit?.(exit.exitCode, running.lines);
+    if (own) return { ...record, ...timed, outcome: 'failed', failure_category: own.category, metrics: { prepare_ms: prepareMs }, notes: [...own.notes, ...tail], facts: { ...facts, ...own.facts } };
     // continue.sh: 95 the replay itself, 96/97 the forwarder, 3 the model service, 4 max turns, 2 the agent
     const category: FailureCategory = continuation && exit.exitCode === 3 ? 'upstream_failed' : continuation && (exit.exitCode === 96 || exit.exitCode === 97) ? 'setup_failed' : 'task_failed';
     return { ...record, ...timed, outcome: 'failed', failure_category: category, metrics: { prepare_ms: prepareMs }, notes: [`${continuation ? 'continuation' : 'replay driver'} exited ${exit.exitCode ?? exit.signal}`, ...tail], facts };

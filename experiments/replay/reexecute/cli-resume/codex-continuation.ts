@@ -1,0 +1,173 @@
+/**
+ * Mode `continue` through codex's native resume (issue 19, `replay.continue_with: codex`): after the
+ * replay, codex (the agent layer's release) resumes a session seeded from the replayed prefix
+ * (codex-resume.sh) and continues against the scripted model service, which answers the next turn
+ * with the trajectory's future action and then the final text (continuation.ts's script: the same
+ * turns the built-in continuation gets, as calls of codex's own exec_command tool).
+ *
+ * Judged per trial, from the model journal and the recorded body of the first continuation request
+ * (the service keeps bodies for this run: request-bodies.ts):
+ *   - continuation_saw: did codex send the REPLAYED output of the fresh-marked call, or the
+ *     historical text (the same field the built-in continuation records);
+ *   - continuation_prefix_calls_sent / _whole_prefix: the request carried every prefix call with
+ *     its result, in order, and the prompt (turn count = its tool results);
+ *   - the scripted requests (turns 7 and 8), the marker the future action writes from the replayed
+ *     state, first_continuation_request_ms (launch → first request) and continuation_first_request_ms
+ *     (CONTINUE_START → first request).
+ * A codex that refuses the seeded session (exits without reaching the model) is `setup_failed`
+ * with codex's own message (`continuation_failure: session_refused`), never a crash.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SANDBOX_MOUNT_ROOT, type OutputLine, type RunningTrial, type SandboxMount, type TaskCommand } from '../../../../harness/contracts/executor.ts';
+import type { FailureCategory } from '../../../../harness/journal/trial-record.ts';
+import { PROJECT_ROOT } from '../../../../harness/state-dir.ts';
+import { FORWARDER_SCRIPT, readModelJournal, readRequestBodies, summarizeAttempts } from '../../../../services/model/index.ts';
+import type { AgentLayer } from '../../../agent/layers.ts';
+import { continuationJudge, continueTaskId } from '../continuation.ts';
+import { normalizeObservation } from '../fidelity.ts';
+import type { PrefixInput } from '../replay-inputs.ts';
+import type { ContinuationJudge, DriverReport } from '../replay-only-trial.ts';
+import { templateForEntry, type CodexSessionTemplate } from './codex-session.ts';
+import { sentPrefix } from './request-prefix.ts';
+
+const HERE = join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute');
+const SOURCES = {
+  'codex-resume.sh': join(HERE, 'cli-resume', 'codex-resume.sh'),
+  'seed-codex-session.py': join(HERE, 'cli-resume', 'seed-codex-session.py'),
+  'replay-driver.py': join(HERE, 'replay-driver.py'),
+  'forwarder.py': FORWARDER_SCRIPT,
+};
+export const CODEX_RESUME_TARGET = `${SANDBOX_MOUNT_ROOT}/codex-resume`;
+export const CODEX_LAYER_TARGET = `${SANDBOX_MOUNT_ROOT}/agent`;
+/** The body sidecar of the run's model journal (in the bundle, so the verdicts can be re-derived). */
+export const REQUEST_BODIES_FILE = join('replay', 'model-requests.jsonl');
+
+export interface CodexResumeSupport {
+  mount: SandboxMount;
+  layerMount: SandboxMount;
+  layer: AgentLayer;
+  templates: Map<string, { template: CodexSessionTemplate; target: string }>;
+}
+
+/** One read-only directory per run: the entry script, the seeder, the driver, the forwarder and one template per trajectory. */
+export function buildCodexResumeSupport(dir: string, inputs: Iterable<PrefixInput>, layer: AgentLayer): CodexResumeSupport {
+  mkdirSync(join(dir, 'templates'), { recursive: true });
+  const key = createHash('sha256');
+  for (const [name, source] of Object.entries(SOURCES)) {
+    copyFileSync(source, join(dir, name));
+    key.update(`${name}\0`).update(readFileSync(source));
+  }
+  chmodSync(join(dir, 'codex-resume.sh'), 0o755);
+  const templates: CodexResumeSupport['templates'] = new Map();
+  for (const input of inputs) {
+    const template = templateForEntry(input.entry, layer.agent.version);
+    const name = `${input.entry.agent}-task-${input.entry.index}.json`;
+    const text = `${JSON.stringify(template, null, 2)}\n`;
+    writeFileSync(join(dir, 'templates', name), text);
+    key.update(`${name}\0${text}`);
+    templates.set(`${input.entry.agent}/${input.entry.index}`, { template, target: `${CODEX_RESUME_TARGET}/templates/${name}` });
+  }
+  return {
+    mount: { source: dir, target: CODEX_RESUME_TARGET, contentKey: `codex-resume-${key.digest('hex').slice(0, 16)}` },
+    layerMount: { source: layer.dir, target: CODEX_LAYER_TARGET, contentKey: layer.contentKey },
+    layer,
+    templates,
+  };
+}
+
+export function codexResumeTask(support: CodexResumeSupport, input: PrefixInput, replayMount: SandboxMount, route: string, service: TaskCommand['service']): TaskCommand {
+  const template = support.templates.get(`${input.entry.agent}/${input.entry.index}`)!;
+  return {
+    argv: ['/bin/sh', `${CODEX_RESUME_TARGET}/codex-resume.sh`, input.callsTarget, template.target],
+    env: { SANDBENCH_MODEL_ROUTE: route, SANDBENCH_AGENT_LAYER: CODEX_LAYER_TARGET },
+    stdin: 'none',
+    mounts: [replayMount, support.mount, support.layerMount],
+    service,
+  };
+}
+
+/** The CLI's own words: its stderr after the replay ended, without sandbench's markers. */
+function cliMessage(lines: readonly OutputLine[]): string {
+  const start = lines.findIndex((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START');
+  const after = lines.slice(start + 1).filter((l) => l.stream === 'stderr' && !l.text.startsWith('SANDBENCH_CODEX_EXIT') && l.text.trim() !== '');
+  // codex prints `Error: …` and then a stack backtrace of `<unknown>` frames: the error line is the message
+  const errors = after.filter((l) => /^(Error|SANDBENCH_SEED_ERROR)\b/.test(l.text));
+  return (errors.length > 0 ? errors : after.slice(-4)).map((l) => l.text.slice(0, 600)).join(' | ') || 'no message on stderr';
+}
+
+export function codexContinuationJudge(input: PrefixInput, support: CodexResumeSupport, journalPath: string, bodiesPath: string, attempt: string): ContinuationJudge {
+  const template = support.templates.get(`${input.entry.agent}/${input.entry.index}`)!.template;
+  const base = continuationJudge(input, journalPath, attempt);
+  const traffic = () => summarizeAttempts(readModelJournal(journalPath).entries).find((t) => t.attempt === attempt) ?? null;
+  const agentFacts = { continuation_agent: `codex ${support.layer.agent.version} (native resume)`, continuation_agent_reported_version: support.layer.meta.reported_version, continuation_session_bridge: `${template.bridged_from.format} ${template.bridged_from.modelled_version} → ${template.bridged_from.canonical_schema} → codex ${template.cli_version} rollout` };
+  return {
+    expected: base.expected,
+    failedExit(exitCode: number | null, lines: readonly OutputLine[]): { category: FailureCategory; notes: string[]; facts: Record<string, unknown> } | null {
+      const seen = traffic();
+      if (exitCode === 98) return { category: 'setup_failed', notes: [`seeding codex's session store failed: ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'session_seed_failed' } };
+      if (exitCode !== 2) return null;
+      if (!seen || seen.firstGenerationNs === null) return { category: 'setup_failed', notes: [`codex refused the seeded session (no request reached the model service): ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'session_refused' } };
+      return { category: 'task_failed', notes: [`codex failed after ${seen.generations} continuation request(s): ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'cli_failed' } };
+    },
+    async judge(lines: readonly OutputLine[], running: RunningTrial, _candidates, report: DriverReport) {
+      const start = lines.find((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START');
+      const seeded = lines.find((l) => l.stream === 'stdout' && l.text.startsWith('SEEDED_SESSION '))?.text.slice('SEEDED_SESSION '.length).trim() ?? null;
+      const seen = traffic();
+      const bodies = readRequestBodies(bodiesPath).filter((b) => b.attempt === attempt).sort((a, b) => a.seq - b.seq);
+      const prompt = input.entry.task.userText;
+      const first = bodies.map((b) => ({ seq: b.seq, sent: sentPrefix(b.body, template.calls, prompt) })).find((b) => b.sent.toolResults > 0) ?? null;
+      const freshIndex = input.calls.findIndex((c) => c.fresh);
+      const fresh = freshIndex >= 0 ? input.calls[freshIndex]! : null;
+      const replayedFresh = report.calls[freshIndex]?.output ?? null;
+      const sent = fresh && first ? first.sent.outputs.get(fresh.id)?.output ?? null : null;
+      const saw =
+        sent === null || replayedFresh === null || fresh === null ? 'unknown'
+        : normalizeObservation(sent) === normalizeObservation(replayedFresh) && normalizeObservation(sent) !== normalizeObservation(fresh.observation) ? 'replayed'
+        : normalizeObservation(sent) === normalizeObservation(fresh.observation) ? 'historical' : 'unknown';
+      // every other prefix call: codex sent back exactly what the replay produced
+      const otherMismatches = first ? input.calls.filter((c, k) => !c.fresh && normalizeObservation(first.sent.outputs.get(c.id)?.output ?? '\0') !== normalizeObservation(report.calls[k]?.output ?? '')).map((c) => c.id) : [];
+      const whole = first !== null && first.sent.prefixCallsSent === input.calls.length && first.sent.promptSent;
+      const turns = seen?.turnsAnswered ?? [];
+      const scripted = seen !== null && seen.generations === 2 && turns.join(',') === `${input.calls.length},${input.calls.length + 1}`;
+      const metrics: Record<string, number> = {};
+      if (seen?.firstGenerationNs != null) metrics.first_continuation_request_ms = Number(seen.firstGenerationNs - running.tSpawnNs) / 1e6;
+      if (seen?.firstGenerationNs != null && start) metrics.continuation_first_request_ms = Number(seen.firstGenerationNs - start.tNs) / 1e6;
+      const exit = await running.exit;
+      if (start) metrics.continuation_ms = Number(exit.tExitNs - start.tNs) / 1e6;
+      if (first) metrics.continuation_prefix_calls_sent = first.sent.prefixCallsSent;
+      const notes: string[] = [];
+      if (!scripted) notes.push(`continuation traffic: ${seen ? `${seen.generations} generation(s), turns ${JSON.stringify(turns)}` : 'no request reached the model service'}`);
+      if (!first) notes.push(`no recorded continuation request body with tool results for attempt ${attempt} (${bodies.length} bodies)`);
+      else if (!whole) notes.push(`the first continuation request carried ${first.sent.prefixCallsSent}/${input.calls.length} prefix calls in order${first.sent.promptSent ? '' : ', without the prompt'}`);
+      if (otherMismatches.length > 0) notes.push(`codex sent outputs other than the replayed ones for ${otherMismatches.join(', ')}`);
+      return {
+        validity: {
+          continuation_start_once: lines.filter((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START').length === 1 ? 'pass' : 'fail',
+          continuation_scripted_requests: scripted ? 'pass' : 'fail',
+          continuation_whole_prefix: whole && otherMismatches.length === 0 ? 'pass' : 'fail',
+          continuation_saw_replayed: saw === 'replayed' ? 'pass' : 'fail',
+        },
+        metrics,
+        facts: {
+          ...agentFacts,
+          continuation_task: continueTaskId(input),
+          continuation_session_id: seeded,
+          continuation_saw: saw,
+          continuation_turns_answered: turns,
+          continuation_requests: seen?.requests ?? 0,
+          continuation_first_request_seq: first?.seq ?? null,
+          continuation_first_request_tool_results: first?.sent.toolResults ?? null,
+          continuation_prefix_calls_sent: first?.sent.prefixCallsSent ?? null,
+          continuation_prefix_calls: input.calls.length,
+          continuation_whole_prefix: whole,
+          continuation_outputs_enveloped: first ? [...first.sent.outputs.values()].every((o) => o.enveloped) : null,
+          continuation_dropped_messages: template.dropped,
+          continuation_reward: 'no rollout evaluator for the effects task: the marker is checked against the ground truth instead',
+        },
+        notes,
+      };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# In-sandbox entry of one `continue` trial through codex's native resume (issue 19), cwd /workspace:
+# re-execute the prefix (replay-driver.py writes the replayed calls into .sandbench-replay/), seed a
+# fresh CODEX_HOME's session store with them (seed-codex-session.py, from the host-built template in
+# the layer's rollout shape), then `codex exec resume <SESSION_ID> PROMPT` against the model service
+# (the direct URL, or the TCP->Unix forwarder started here). CONTINUE_START marks, on the host
+# clock, where the replay ends; SEEDED_SESSION <id> names the session codex is asked to resume.
+# CODEX_HOME lives in the workspace's .sandbench-replay/ (never beside it), so nothing leaks out of
+# the trial and the session file codex appends to is collected with the workspace.
+#   usage: codex-resume.sh CALLS_FILE TEMPLATE
+#   env:   SANDBENCH_AGENT_LAYER (bin/codex), SANDBENCH_MODEL_ROUTE, SANDBENCH_SERVICE_URL or SANDBENCH_SERVICE_SOCKET
+#   exit:  95 the replay, 96/97 the forwarder, 98 seeding, 2 codex failed (SANDBENCH_CODEX_EXIT <rc> on stderr), else 0
+set -u
+support=$(dirname "$0")
+meta=.sandbench-replay
+python3 "$support/replay-driver.py" "$1" --meta "$meta" || exit 95
+echo CONTINUE_START
+home=$PWD/$meta/codex-home
+export HOME="$home" CODEX_HOME="$home/.codex" TMPDIR="$home/tmp" SANDBENCH_MODEL_KEY=sandbench-offline-key
+mkdir -p "$CODEX_HOME" "$TMPDIR" || exit 98
+fwd=
+finish() {
+  [ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+  exit "$1"
+}
+if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
+  url=$SANDBENCH_SERVICE_URL
+else
+  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$home/forwarder.out" 2>&1 &
+  fwd=$!
+  until grep -q FORWARDER_READY "$home/forwarder.out" 2> /dev/null; do
+    if ! kill -0 "$fwd" 2> /dev/null; then
+      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$home/forwarder.out")" >&2
+      exit 97
+    fi
+    sleep 0.005
+  done
+  url=http://127.0.0.1:18080
+fi
+# The same offline configuration as the agent kind's codex (experiments/agent/run-agent.sh), without --ephemeral.
+cat > "$CODEX_HOME/config.toml" << EOF
+model = "fake-model"
+model_provider = "sandbench"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.sandbench]
+name = "sandbench"
+base_url = "$url${SANDBENCH_MODEL_ROUTE:-}/v1"
+wire_api = "responses"
+env_key = "SANDBENCH_MODEL_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+plugins = false
+EOF
+session=$(python3 "$support/seed-codex-session.py" "$2" "$meta/replayed.json" "$CODEX_HOME") || finish 98
+echo "SEEDED_SESSION $session"
+"$SANDBENCH_AGENT_LAYER/bin/codex" exec resume --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
+  "$session" "Continue the task from where it stopped." < /dev/null
+code=$?
+[ "$code" -ne 0 ] && echo "SANDBENCH_CODEX_EXIT $code" >&2 && finish 2
+finish 0
