@@ -65,7 +65,19 @@ export const RolloutSpecSchema = z
 export type RolloutSpec = z.output<typeof RolloutSpecSchema>;
 
 /** The section as the kind descriptor's `spec` field describes it (key + schema). */
-export const rolloutSection = defineSection({ key: 'rollout', schema: RolloutSpecSchema });
+export const rolloutSection = defineSection({
+  key: 'rollout',
+  schema: RolloutSpecSchema,
+  // Parsed durations are ms and sizes MiB; re-validation (every run applies overrides) reads a bare number as seconds.
+  encode: (parsed) => ({
+    ...parsed,
+    scoring_timeout: `${parsed.scoring_timeout}ms`,
+    tool_timeout: `${parsed.tool_timeout}ms`,
+    pss_interval: `${parsed.pss_interval}ms`,
+    budget_memory: `${parsed.budget_memory}MiB`,
+    vm_memory: `${parsed.vm_memory}MiB`,
+  }),
+});
 
 /** The parsed section of a loaded spec (the loader stores it parsed; absent = defaults). */
 export function rolloutOptions(spec: Spec): RolloutSpec {
