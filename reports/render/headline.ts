@@ -10,11 +10,7 @@ import type { HeadlinePoint } from '../plots/plot-specs.ts';
 import { fmt, fmtInterval, fmtRatio } from './format.ts';
 import type { ComparisonRow, FamilySummary, HeadlineRow, ReportModel } from './report-model.ts';
 import { p50Cell } from './tables.ts';
-
-const RATIO_WORDS: Record<string, string> = {
-  'candidate faster': 'faster than',
-  'candidate slower': 'slower than',
-};
+import { conclusionWords, ratioWords } from './verdict-words.ts';
 
 /** The metrics the headline shows: the kind's primary metrics, else the first metric. */
 export function leadMetrics(model: ReportModel): string[] {
@@ -45,7 +41,7 @@ export function headlineTables(rows: readonly HeadlineRow[], comparisons: readon
           i === 0 ? p50Cell(r) : '',
           i === 0 ? fmt(r.p95) : '',
           c ? `${ratioCell(c)} vs ${c.control}` : controlOf ? 'control' : '',
-          c ? c.conclusion : '',
+          c ? conclusionWords(c.conclusion, c.metric, c.unit) : '',
         ]);
       });
     const unit = rows.find((r) => r.metric === metric)?.unit;
@@ -57,10 +53,10 @@ export function headlineTables(rows: readonly HeadlineRow[], comparisons: readon
   });
 }
 
-/** "staged ready_ms is 2.750× [2.640, 3.030] slower than host; n = 10". */
+/** "staged ready_ms is 2.750× [2.640, 3.030] slower than host; n = 10" ("larger"/"smaller" on a metric that is not a time). */
 export function verdictSentence(c: ComparisonRow): string {
-  const words = RATIO_WORDS[c.conclusion];
-  if (!words || c.ratio === null) return `${c.candidate} vs ${c.control} on ${c.metric}: ${c.conclusion}; n = ${c.n}`;
+  const words = ratioWords(c.conclusion, c.metric, c.unit);
+  if (!words || c.ratio === null) return `${c.candidate} vs ${c.control} on ${c.metric}: ${conclusionWords(c.conclusion, c.metric, c.unit)}; n = ${c.n}`;
   const ratio = c.conclusion === 'candidate faster' && c.ratio > 0 ? 1 / c.ratio : c.ratio;
   const [low, high] = c.conclusion === 'candidate faster' && c.ratioLow && c.ratioHigh ? [1 / c.ratioHigh, 1 / c.ratioLow] : [c.ratioLow, c.ratioHigh];
   return `${c.candidate} ${c.metric} is ${fmtRatio(ratio)}× ${fmtInterval(low, high, fmtRatio)} ${words} ${c.control}; n = ${c.n}`;

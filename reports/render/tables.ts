@@ -2,6 +2,7 @@
 import type { Table } from '../../harness/analyze/table.ts';
 import { fmt, fmtInterval, fmtRatio, methodWithoutSeed } from './format.ts';
 import type { ComparisonRow, FailureRow, HeadlineRow, ReportModel } from './report-model.ts';
+import { conclusionWords } from './verdict-words.ts';
 
 export type { Table } from '../../harness/analyze/table.ts';
 
@@ -42,7 +43,7 @@ export function comparisonTable(rows: readonly ComparisonRow[], caption = 'Compa
       c.n,
       `${fmt(c.difference, c.unit)} ${fmtInterval(c.differenceLow, c.differenceHigh)}`,
       `${fmtRatio(c.ratio)} ${fmtInterval(c.ratioLow, c.ratioHigh, fmtRatio)}`,
-      c.conclusion,
+      conclusionWords(c.conclusion, c.metric, c.unit),
       holmText(c),
       survivesText(c),
       id(c),

@@ -8,6 +8,7 @@
  * its kind that holds both arms.
  */
 import type { AnalyzedBundle as Bundle } from '../../harness/analyze/index.ts';
+import type { ModeReduction } from '../../harness/campaign/mode-reduction.ts';
 import { reproduce, type MatchedRow, type OrderingCheck, type Reproduction } from './reproduce.ts';
 import type { Mapping, PublishedRow } from './published.ts';
 
@@ -19,6 +20,8 @@ export interface CampaignBundle {
   bundle: Bundle | null;
   /** Why there is no (usable) bundle: "skipped in --quick: ...", "run failed (exit 1): ...". */
   missingReason?: string;
+  /** What this mode left out of the entry's full protocol (so a row only --quick misses says so). */
+  reduction?: ModeReduction | null;
 }
 
 export interface CampaignMatched extends MatchedRow {
@@ -50,6 +53,30 @@ interface PerBundle {
   result: Reproduction;
 }
 
+const listed = (xs: readonly (string | number)[]) => xs.join(', ');
+
+/**
+ * A bundle's reason, with what the mode left out when that is why: too few trials for a P95, a
+ * cell (N) or an arm the reduced mode does not run. Other reasons (an arm no mode runs) stay as they are.
+ */
+export function explainReduction(reason: string, r: ModeReduction | null | undefined): string {
+  if (!r) return reason;
+  if (/^our n = \d+ < 30\b/.test(reason) && (r.trials || r.spec)) {
+    const how = r.trials ? `${r.trials.ran} trials per arm (the full campaign ${r.trials.full ?? "the spec's trials"})` : `${r.spec!.ran} (the full campaign ${r.spec!.full})`;
+    return `${reason} — ${r.mode} runs ${how}`;
+  }
+  const cell = /\bN=(\d+) was not run\b/.exec(reason);
+  if (cell && r.concurrency && !r.concurrency.ran.includes(Number(cell[1]))) {
+    return `${reason} — ${r.mode} runs N = ${listed(r.concurrency.ran)}${r.batches ? ` with ${r.batches.ran} batch(es) per cell` : ''}${r.concurrency.full ? `; the full campaign N = ${listed(r.concurrency.full)}` : ''}`;
+  }
+  const arm = /^arm (.+?) not in this bundle/.exec(reason);
+  if (arm && r.arms) {
+    const dropped = arm[1]!.split(/ or | and /).filter((label) => r.arms!.full.includes(label) && !r.arms!.ran.includes(label));
+    if (dropped.length > 0) return `${reason} — ${r.mode} drops ${listed(dropped)} (runs ${listed(r.arms.ran)}); the full campaign runs it`;
+  }
+  return reason;
+}
+
 /** Why no bundle of this row's kind exists in the campaign. */
 function notRunReason(p: PublishedRow, mapping: Mapping, sources: readonly CampaignBundle[]): string {
   const experiment = mapping.topics[p.topic]?.experiment;
@@ -61,9 +88,12 @@ function notRunReason(p: PublishedRow, mapping: Mapping, sources: readonly Campa
 
 function unmatchedReason(p: PublishedRow, mapping: Mapping, runs: readonly PerBundle[], sources: readonly CampaignBundle[]): string {
   const experiment = mapping.topics[p.topic]?.experiment;
-  const reasons = runs
-    .filter((r) => r.result.experiment === experiment)
-    .map((r) => ({ entry: r.source.entry, reason: r.result.unmatched.find((u) => u.published.row === p.row)?.reason ?? 'matched elsewhere' }));
+  // Bundles of the row's kind; of those, the ones whose entry is meant for this topic say why (an idle
+  // density entry has nothing to say about an active-capacity cell).
+  const ofKind = runs.filter((r) => r.result.experiment === experiment);
+  const meant = ofKind.filter((r) => r.source.topics.includes(p.topic));
+  const reasons = (meant.length > 0 ? meant : ofKind)
+    .map((r) => ({ entry: r.source.entry, reason: explainReduction(r.result.unmatched.find((u) => u.published.row === p.row)?.reason ?? 'matched elsewhere', r.source.reduction) }));
   if (reasons.length === 1) return reasons[0]!.reason;
   if (reasons.length > 1) {
     const distinct = [...new Set(reasons.map((r) => r.reason))];
@@ -77,7 +107,7 @@ function unmatchedReason(p: PublishedRow, mapping: Mapping, runs: readonly PerBu
 
 /** The judgement of an ordering: from a bundle of its kind that could check it, else the most telling "not checked". */
 function pickOrdering(id: string, runs: readonly PerBundle[], mapping: Mapping, sources: readonly CampaignBundle[]): CampaignOrdering | null {
-  const candidates = runs.flatMap((r) => r.result.orderings.filter((o) => o.id === id).map((o) => ({ ...o, entry: r.source.entry, experiment: r.result.experiment })));
+  const candidates = runs.flatMap((r) => r.result.orderings.filter((o) => o.id === id).map((o) => ({ ...o, reason: o.status === 'not checked' ? explainReduction(o.reason, r.source.reduction) : o.reason, entry: r.source.entry, experiment: r.result.experiment })));
   if (candidates.length === 0) return null;
   const topic = mapping.orderings.find((o) => o.id === id)?.topic;
   const experiment = topic ? mapping.topics[topic]?.experiment : undefined;

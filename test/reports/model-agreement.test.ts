@@ -14,6 +14,7 @@ import { runCli } from './run-cli.ts';
 import { writeReport } from '../../reports/index.ts';
 import { fmt, fmtInterval, fmtRatio, methodWithoutSeed } from '../../reports/render/format.ts';
 import { terminalSummary } from '../../reports/render/terminal-summary.ts';
+import { conclusionWords } from '../../reports/render/verdict-words.ts';
 import { kindCatalog } from '../../cli/kinds.ts';
 
 const kinds = await kindCatalog();
@@ -90,7 +91,8 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
       expect(table.rows.length).toBe(comparisons.length);
       table.rows.forEach((row, i) => {
         const c = comparisons[i]!;
-        expect([row.candidate, row.control, row.metric, row.n, row.conclusion]).toEqual([c.candidate, c.control, c.metric, c.n, c.conclusion]);
+        // The conclusion in the words of the metric (larger/smaller when it is not a time).
+        expect([row.candidate, row.control, row.metric, row.n, row.conclusion]).toEqual([c.candidate, c.control, c.metric, c.n, conclusionWords(c.conclusion!, c.metric!, c.unit ?? '')]);
         // The method is written once as a footnote (m1: …) with the per-row seed left to comparisons.csv.
         expect(md).toContain(`${row.method}: ${methodWithoutSeed(c.confidence_method!)}`);
         const d = detail[i]!;
@@ -154,7 +156,7 @@ for (const kind of ['shell-ready', 'density', 'replay']) {
             const control = ratio.split(' vs ').at(-1)!;
             const c = comparisons.find((x) => x.candidate === arm && x.control === control && x.metric === metric)!;
             expect(ratio.startsWith(c.ratio === '' ? '—' : `${fmtRatio(Number(c.ratio))}×`)).toBe(true);
-            expect(cell(5)).toBe(c.conclusion);
+            expect(cell(5)).toBe(conclusionWords(c.conclusion!, c.metric!, c.unit ?? ''));
           }
         }
       }

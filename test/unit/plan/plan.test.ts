@@ -45,6 +45,7 @@ describe('randomized complete blocks', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(second.stdout);
     expect(other.stdout).not.toBe(first.stdout);
-    expect(first.stdout.split('\n')).toHaveLength(1 + 6 * 63);
+    // shell-ready.yaml: 7 arms (pvisor included) × (3 warmups + 60 trials), plus the header line.
+    expect(first.stdout.split('\n')).toHaveLength(1 + 7 * 63);
   });
 });
