@@ -35,6 +35,6 @@ export function withSpecOverrideOptions(command: Command): Command {
     .option('--trials <n>', 'formal trials (blocks) per arm', positiveInt('--trials'))
     .option('--warmups <n>', 'warmup blocks per arm (kept in the journal, excluded from statistics)', nonNegativeInt('--warmups'))
     .option('--seed <n>', 'seed of the schedule and of every bootstrap', nonNegativeInt('--seed'))
-    .option('--concurrency <list>', 'density: concurrency levels, e.g. 8,16', intList('--concurrency'))
+    .option('--concurrency <list>', 'density, rollout: concurrency levels, e.g. 8,16 (rollout: replaces rollout.concurrency and every concurrency_by_backend list)', intList('--concurrency'))
     .option('--batches <n>', 'density: fresh batches per cell', positiveInt('--batches'));
 }

@@ -3,9 +3,9 @@
  * original is byte-identical after a staged trial), and diffing a written copy against its baseline.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { runHelper } from './launch/helper-command.ts';
 
 export interface TreeEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
@@ -14,8 +14,41 @@ export interface TreeEntry {
   digest: string;
 }
 
-/** Inventory of a tree: relative path → entry. Ownership and mtimes are ignored (bytes and modes matter). */
-export function inventory(root: string): Map<string, TreeEntry> {
+/**
+ * File digests of baselines, reused while the file's inode, size, mtime and ctime are unchanged (as
+ * git's index does): a baseline is diffed against every trial's copy, and re-reading and re-hashing
+ * it each time was harness CPU per trial. ctime cannot be set from user space and moves on every
+ * write, so a changed file always misses. A file whose ctime is within RACY_MS of the moment it was
+ * hashed is never remembered (a write in the same clock tick would keep its stamps: git's "racily
+ * clean" case). treeDigest — the proof that a baseline is untouched — never uses this.
+ */
+const digestCache = new Map<string, { key: string; digest: string }>();
+const RACY_MS = 2000;
+const DIGEST_CACHE_MAX = 200_000;
+
+function statKey(stat: Stats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
+
+function fileDigest(path: string, stat: Stats, cache: boolean): string {
+  if (!cache) return sha256(readFileSync(path));
+  const key = statKey(stat);
+  const known = digestCache.get(path);
+  if (known?.key === key) return known.digest;
+  const digest = sha256(readFileSync(path));
+  if (Date.now() - stat.ctimeMs > RACY_MS) {
+    if (digestCache.size >= DIGEST_CACHE_MAX) digestCache.clear();
+    digestCache.set(path, { key, digest });
+  }
+  return digest;
+}
+
+/**
+ * Inventory of a tree: relative path → entry. Ownership and mtimes are ignored (bytes and modes
+ * matter). `reuseDigests` (for a baseline, never for a trial's copy): take unchanged files' digests
+ * from the cache above.
+ */
+export function inventory(root: string, reuseDigests = false): Map<string, TreeEntry> {
   const entries = new Map<string, TreeEntry>();
   const walk = (relative: string) => {
     const absolute = relative ? join(root, relative) : root;
@@ -29,7 +62,7 @@ export function inventory(root: string): Map<string, TreeEntry> {
       } else if (stat.isSymbolicLink()) {
         entries.set(rel, { type: 'symlink', mode, digest: sha256(readlinkSync(join(root, rel))) });
       } else if (stat.isFile()) {
-        entries.set(rel, { type: 'file', mode, digest: sha256(readFileSync(join(root, rel))) });
+        entries.set(rel, { type: 'file', mode, digest: fileDigest(join(root, rel), stat, reuseDigests) });
       } else {
         entries.set(rel, { type: 'other', mode, digest: '' });
       }
@@ -64,11 +97,30 @@ export function diffInventories(baseline: Map<string, TreeEntry>, candidate: Map
 }
 
 export async function diffWorkspaces(baseline: string, candidate: string): Promise<string[]> {
-  return diffInventories(inventory(baseline), inventory(candidate));
+  return diffInventories(inventory(baseline, true), inventory(candidate));
 }
 
-/** Copy a baseline workspace (preserving modes, links and timestamps) into a fresh directory. */
+/**
+ * Copy a baseline workspace (preserving modes, links and timestamps) into a fresh directory. `cp -a`
+ * runs through the run's launcher when it has one (executors/launch/helper-command.ts): a spawn
+ * from the large harness process costs it a fork of its address space, the copy itself is the
+ * trial's work either way.
+ */
 export async function copyWorkspace(source: string, destination: string): Promise<void> {
   mkdirSync(destination, { recursive: true });
-  await execa('cp', ['-a', `${source}/.`, destination]);
+  await runHelper(['cp', '-a', '--', `${source}/.`, destination]);
+}
+
+/** Copy the named top-level entries of `source` (not the others) into `destination`, as copyWorkspace does. */
+export async function copyEntries(source: string, names: readonly string[], destination: string): Promise<void> {
+  mkdirSync(destination, { recursive: true });
+  if (names.length === 0) return;
+  for (const name of names) if (name === '' || name === '.' || name === '..' || name.includes('/')) throw new Error(`copyEntries: "${name}" is not an entry name of ${source}`);
+  await runHelper(['cp', '-a', '-t', destination, '--', ...names.map((name) => join(source, name))]);
+}
+
+/** Remove a tree (rm -rf, through the launcher when the run has one, so the harness never walks it). */
+export async function removeTree(path: string): Promise<void> {
+  if (path === '' || path === '/') throw new Error(`removeTree: refusing to remove "${path}"`);
+  await runHelper(['rm', '-rf', '--', path]);
 }

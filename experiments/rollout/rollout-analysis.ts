@@ -20,9 +20,12 @@
  *     (ramp-up and drain included); bottleneck (rollout-phases.ts bottleneckOf)
  *   candidate_bytes_mean, store_new_bytes — candidate size and what retaining added to the store
  *   budget_peak_bytes (max over runs), pss_peak_kib_p50 (per rollout), harness_rss_peak_bytes
- *   harness_cpu_ms_per_rollout (+ _user, _system) — process.cpuUsage over the cell ÷ attempts (the
- *     harness's own process: executors' spawns, copies and removals included; the model service and
- *     the native launcher are their own processes)
+ *   harness_cpu_ms_per_rollout (+ _user, _system) — the harness's CPU over the cell ÷ attempts: its
+ *     own process (process.cpuUsage, every thread: executors' bookkeeping, the spawn requests, the
+ *     diffs) plus the native launcher co-process's own utime + stime; harness_cpu_helpers_ms_per_rollout
+ *     is the launcher's share. Not included: the commands the launcher runs (the sandboxes, the
+ *     agents, the workspace copies and removals: the rollouts' own work) and the model service (the
+ *     capacity under test); empty on records from before the launcher was counted
  *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts (percentile bootstrap)
  *   cell_wall_ms, load_1m_start, load_1m_end
  */
@@ -47,7 +50,7 @@ export const ROLLOUT_SUMMARY_HEADER = [
   'prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms', 'wall_ms',
   'substrate_ms', 'queue_wait_ms', 'utilization', 'utilization_wall', 'bottleneck',
   'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'pss_peak_kib_p50', 'harness_rss_peak_bytes',
-  'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
+  'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'harness_cpu_helpers_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
   'cell_wall_ms', 'load_1m_start', 'load_1m_end',
 ] as const;
 /** The execution contract's minimal evaluator record, plus the cell and outcome for joins. */
@@ -128,6 +131,7 @@ export interface CellSummary {
   harnessCpuPerRollout: number | null;
   harnessCpuUserPerRollout: number | null;
   harnessCpuSystemPerRollout: number | null;
+  harnessCpuHelpersPerRollout: number | null;
   reward: number | null;
   rewardCi: { low: number; high: number } | null;
   cellWallMs: number;
@@ -160,6 +164,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
     let cpuTotal = 0;
     let cpuUser = 0;
     let cpuSystem = 0;
+    let cpuHelpers: number | null = 0;
     let steadyCount = 0;
     let steadySpan = 0;
     let attemptsTotal = 0;
@@ -174,6 +179,8 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       steadySpan += metric(runRecords[0]!, 'cell_model_span_ms') ?? 0;
       cpuUser += metric(runRecords[0]!, 'cell_harness_cpu_user_ms') ?? 0;
       cpuSystem += metric(runRecords[0]!, 'cell_harness_cpu_system_ms') ?? 0;
+      const helpers = metric(runRecords[0]!, 'cell_harness_helper_cpu_ms');
+      cpuHelpers = cpuHelpers === null || helpers === undefined ? null : cpuHelpers + helpers;
       wallTotal += wall;
       busyTotal += metric(runRecords[0]!, 'cell_busy_slot_ms') ?? 0;
       spanTotal += metric(runRecords[0]!, 'cell_model_span_ms') ?? 0;
@@ -233,6 +240,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       harnessCpuPerRollout: attemptsTotal > 0 ? cpuTotal / attemptsTotal : null,
       harnessCpuUserPerRollout: attemptsTotal > 0 ? cpuUser / attemptsTotal : null,
       harnessCpuSystemPerRollout: attemptsTotal > 0 ? cpuSystem / attemptsTotal : null,
+      harnessCpuHelpersPerRollout: attemptsTotal > 0 && cpuHelpers !== null ? cpuHelpers / attemptsTotal : null,
       reward: mean(rewards),
       rewardCi: bootstrapCi(rewards, mean, resamples, `${runId}:reward:${cell}`),
       cellWallMs: wallTotal,
@@ -295,7 +303,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     s.phases.prepare_ms, s.phases.ready_ms, s.phases.model_ms, s.phases.tool_ms, s.phases.evaluation_ms, s.phases.drop_ms, s.phases.wall_ms,
     s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.utilizationWall, s.bottleneck,
     s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.pssP50, s.harnessRss,
-    s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
+    s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.harnessCpuHelpersPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
     s.cellWallMs, s.load[0], s.load[1],
   ]);
   const scoreRows: Cell[][] = input.records.filter((r) => !r.warmup).map((r) => [

@@ -9,11 +9,11 @@
  * category on the result.
  */
 import { mkdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
+import { removeTree } from '../../executors/workspace-diff.ts';
 import { treePssKiB } from './tree-pss.ts';
 import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
 import { scoreCandidate } from './score-candidate.ts';
@@ -160,8 +160,8 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
   } finally {
     await input.executor.finishTrial(agentTrial).catch((error) => notes.push(`finishTrial (agent): ${errorText(error)}`));
     if (scoringTrial) await input.scoringExecutor.finishTrial(scoringTrial).catch((error) => notes.push(`finishTrial (scoring): ${errorText(error)}`));
-    // async: a synchronous rm of a workspace copy blocks every other worker's event-loop turn
-    await rm(input.scratchDir, { recursive: true, force: true }).catch((error) => notes.push(`scratch removal: ${errorText(error)}`));
+    // rm -rf through the launcher: neither blocks the other workers' event-loop turns nor walks the tree in the harness
+    await removeTree(input.scratchDir).catch((error) => notes.push(`scratch removal: ${errorText(error)}`));
     stamps.end = now();
   }
   return outcome;

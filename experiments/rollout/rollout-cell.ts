@@ -3,7 +3,8 @@
  * soon as its previous one ends) inside ONE fresh shared budget (cgroup: CPUs, memory, zero swap),
  * against a model service of the cell's capacity (its own process, so the harness's event loop
  * cannot stretch the controlled service time; its journal appends to the bundle's). Measured
- * around the loop: the budget's memory peak, the harness's CPU (process.cpuUsage) and RSS, the
+ * around the loop: the budget's memory peak, the harness's CPU (process.cpuUsage plus its launcher
+ * co-process's own utime + stime) and RSS, the
  * baselines' digests before and after (never modified), the budget's OOM kills per attempt.
  */
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
+import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
 import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, type ModelScript } from '../../services/model/index.ts';
 import type { AgentLayer } from '../agent/layers.ts';
 import { LAYER_TARGET } from '../agent/agent-kind.ts';
@@ -74,9 +76,12 @@ export interface CellResult {
   tStartNs: bigint;
   peak: PeakReport | null;
   budgetError: string | null;
+  /** The harness's CPU over the loop: its own process (process.cpuUsage: every thread) plus its launcher co-process (utime + stime). */
   harnessCpuMs: number;
   harnessCpuUserMs: number;
   harnessCpuSystemMs: number;
+  /** The launcher co-process's share of harnessCpuMs (its own time; the commands it ran are the rollouts'). */
+  harnessHelperCpuMs: number;
   harnessRssPeakBytes: number;
   /** busy slot-time ÷ (slots × model span): first request → last reply of the cell. */
   utilization: number | null;
@@ -159,6 +164,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   let rssPeak = process.memoryUsage().rss;
   const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
   const cpuStart = process.cpuUsage();
+  const helperCpu = meterHelperCpu();
   const tStart = process.hrtime.bigint();
   let next = 0;
   const worker = async (index: number) => {
@@ -201,6 +207,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   await Promise.all(Array.from({ length: input.concurrency }, (_, index) => worker(index)));
   const tEnd = process.hrtime.bigint();
   const cpu = process.cpuUsage(cpuStart);
+  const helper = helperCpu.read();
   clearInterval(rssTimer);
   const peak = sampler?.stop() ?? null;
   input.run.cleanup.forget(killHandle);
@@ -242,9 +249,10 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     tStartNs: tStart,
     peak,
     budgetError,
-    harnessCpuMs: (cpu.user + cpu.system) / 1000,
-    harnessCpuUserMs: cpu.user / 1000,
-    harnessCpuSystemMs: cpu.system / 1000,
+    harnessCpuMs: (cpu.user + cpu.system) / 1000 + helper.userMs + helper.systemMs,
+    harnessCpuUserMs: cpu.user / 1000 + helper.userMs,
+    harnessCpuSystemMs: cpu.system / 1000 + helper.systemMs,
+    harnessHelperCpuMs: helper.userMs + helper.systemMs,
     harnessRssPeakBytes: rssPeak,
     utilization: span ? busy / (input.capacity.slots * span) : null,
     utilizationWall: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,

@@ -51,6 +51,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   metrics.cell_harness_cpu_ms = cell.harnessCpuMs;
   metrics.cell_harness_cpu_user_ms = cell.harnessCpuUserMs;
   metrics.cell_harness_cpu_system_ms = cell.harnessCpuSystemMs;
+  metrics.cell_harness_helper_cpu_ms = cell.harnessHelperCpuMs;
   metrics.cell_harness_rss_peak_bytes = cell.harnessRssPeakBytes;
   metrics.cell_busy_slot_ms = cell.busySlotMs;
   if (cell.utilization !== null) metrics.cell_utilization = cell.utilization;

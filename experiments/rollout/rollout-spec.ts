@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { BACKENDS } from '../../harness/backends.ts';
 import { cpuList, duration, size } from '../../harness/spec/fields.ts';
-import { defineSection, readSection } from '../../harness/spec/kind-spec.ts';
+import { defineSection, readSection, type KindOverrides } from '../../harness/spec/kind-spec.ts';
+import { UserError } from '../../harness/errors.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 
 const concurrencyList = z.array(z.number().int().positive().max(64)).min(1).refine((list) => new Set(list).size === list.length, 'a concurrency is listed twice');
@@ -77,6 +78,7 @@ export const rolloutSection = defineSection({
     budget_memory: `${parsed.budget_memory}MiB`,
     vm_memory: `${parsed.vm_memory}MiB`,
   }),
+  applyOverrides: applyRolloutOverrides,
 });
 
 /** The parsed section of a loaded spec (the loader stores it parsed; absent = defaults). */
@@ -92,4 +94,15 @@ export function attemptsFor(options: RolloutSpec, backend: string): number {
 /** Concurrency levels of one backend. */
 export function concurrencyFor(options: RolloutSpec, backend: string): number[] {
   return (options.concurrency_by_backend as Record<string, number[] | undefined>)[backend] ?? options.concurrency;
+}
+
+/**
+ * The kind's `--concurrency`: it replaces every concurrency list of the section — `concurrency` and
+ * each `concurrency_by_backend` entry (dropped, so the one list runs on every backend, VMs included;
+ * resolved-spec.json then shows `concurrency_by_backend: {}`). `--batches` means nothing here (a
+ * cell's repetitions are `rollout.blocks`), so it is refused rather than ignored.
+ */
+export function applyRolloutOverrides(input: Record<string, unknown>, overrides: KindOverrides): Record<string, unknown> {
+  if (overrides.batches !== undefined) throw new UserError('--batches: the rollout kind has no batches (a cell repeats with rollout.blocks in the spec); remove the option');
+  return overrides.concurrency ? { ...input, concurrency: overrides.concurrency, concurrency_by_backend: {} } : input;
 }

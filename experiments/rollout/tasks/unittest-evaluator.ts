@@ -7,10 +7,11 @@
  * evaluatorError (infrastructure), never reward 0.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../../harness/errors.ts';
+import { copyEntries } from '../../../executors/workspace-diff.ts';
 import { PROJECT_ROOT } from '../../../harness/state-dir.ts';
 import { ROLLOUT_META_DIR, type CandidateFiles, type TaskEvaluator, type TaskScore } from '../task-contract.ts';
 import { gitIn } from './git.ts';
@@ -115,7 +116,8 @@ export class UnittestEvaluator implements TaskEvaluator {
   async stageScoringWorkspace(dir: string, candidate: CandidateFiles): Promise<void> {
     const base = this.config.baselineDir;
     mkdirSync(dir, { recursive: true });
-    cpSync(base, dir, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== join(base, '.git') });
+    // One `cp -a` through the run's launcher (not an in-process walk: its CPU would land in the harness).
+    await copyEntries(base, readdirSync(base).filter((name) => name !== '.git'), dir);
     for (const path of [...candidate.changed, ...candidate.deleted]) {
       const problem = candidatePathProblem(path);
       if (problem) throw new Error(`candidate path "${path}" ${problem}; refusing to stage it`);
