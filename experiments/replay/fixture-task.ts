@@ -6,6 +6,7 @@
  * derived from (seed, index) so the same seed regenerates the same bytes.
  */
 import { createHash } from 'node:crypto';
+import type { BuiltinFix } from './reexecute/builtin-fix-task.ts';
 
 export const HISTORICAL_OBSERVATION = 'historical observation';
 
@@ -19,8 +20,9 @@ export interface FixtureTurn {
   fresh?: boolean;
 }
 
-/** Which synthetic task a trajectory encodes: `marker` (issue 6, prepare-only) or `effects` (issue 19). */
-export type FixtureProfile = 'marker' | 'effects';
+/** Which synthetic task a trajectory encodes: `marker` (issue 6, prepare-only), `effects` (issue 19) or
+ *  `builtin-fix` (issue 19: a built-in rollout task, so a continued attempt is scored by its evaluator). */
+export type FixtureProfile = 'marker' | 'effects' | 'builtin-fix';
 
 /** Ground truth of what re-executing the prefix leaves in the workspace (relative to /workspace). */
 export interface ExpectedEffects {
@@ -43,6 +45,8 @@ export interface FixtureTask {
   effects: ExpectedEffects | null;
   /** Epoch milliseconds of the first event (events advance by one second). */
   startMs: number;
+  /** `builtin-fix` only: the rollout task, the path its continuation takes and the continuation's turns. */
+  fix?: BuiltinFix;
 }
 
 /** 2026-10-06T00:00:00Z, the published replay cohort's date: a fixed base keeps files reproducible. */

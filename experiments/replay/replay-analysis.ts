@@ -12,6 +12,7 @@ import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.t
 import { summarize } from '../../harness/stats/index.ts';
 import { AGENT_FORMATS, isReplayAgent } from './agents.ts';
 import { EFFECTS_PREFIX_CALLS } from './reexecute/effects-task.ts';
+import { BUILTIN_FIX_PREFIX_CALLS } from './reexecute/builtin-fix-task.ts';
 import { REPLAY_CALLS_FILE, REPLAY_ONLY_SUMMARY_FILE, replayOnlyAnalysis } from './reexecute/replay-only-analysis.ts';
 
 export const REPLAY_SUMMARY_FILE = 'replay-summary.csv';
@@ -50,7 +51,7 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   // bundles recorded before issue 19 have no mode: they are prepare-only
   const replayOnly = replay.mode === 'replay-only' || replay.mode === 'continue';
   const scope = replayOnly
-    ? `${replay.mode}; after-step ${EFFECTS_PREFIX_CALLS} (effects task); ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`
+    ? `${replay.mode}; after-step ${replay.task === 'builtin-fix' ? BUILTIN_FIX_PREFIX_CALLS : EFFECTS_PREFIX_CALLS} (${replay.task ?? 'effects'} task); ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`
     : `prepare-only; after-step 1; ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`;
   const rows: Cell[][] = [];
   const evidence: EvidenceRow[] = [];

@@ -5,7 +5,7 @@
  * directory `$TMPDIR/sandbench-<run-id>-replay` registered for cleanup.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
@@ -46,6 +46,8 @@ export function scratchDirOf(ctx: ExperimentContext): string {
 
 /** A small realistic baseline (a task note, a source file, a hidden file) that no attempt may change. */
 export async function writeBaseline(dir: string, task: FixtureTask): Promise<void> {
+  // builtin-fix: the rollout task's own baseline files
+  if (task.fix) return cp(task.fix.sourceDir, dir, { recursive: true });
   for (const [path, bytes] of Object.entries(baselineFiles(task.userText))) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), bytes);
@@ -59,9 +61,9 @@ async function create(ctx: ExperimentContext): Promise<ReplayFixtures> {
   await rm(scratchDir, { recursive: true, force: true });
   await mkdir(scratchDir, { recursive: true });
   ctx.run.cleanup.register('tempdir', scratchDir, () => rm(scratchDir, { recursive: true, force: true }));
-  // replay-only re-executes the prefix: its trajectories are the `effects` task (issue 19)
-  const profile = replay.mode === 'prepare-only' ? 'marker' : 'effects';
-  const files = await writeTrajectorySet(trajectoriesDir, replay.agents, replay.trajectories, ctx.spec.seed, profile);
+  // the re-executing modes replay the spec's task (issue 19): `effects` or `builtin-fix`
+  const profile = replay.mode === 'prepare-only' ? 'marker' : replay.task;
+  const files = await writeTrajectorySet(trajectoriesDir, replay.agents, replay.trajectories, ctx.spec.seed, profile, replay.wrong_fraction);
   const entries = new Map<string, FixtureEntry>();
   for (const file of files) {
     const workspace = join(scratchDir, 'workspaces', file.agent, `task-${file.index}`);

@@ -27,6 +27,7 @@ import { snapshotDifference, snapshotWorkspace } from './workspace-snapshot.ts';
 import { replayKindAnalysis } from './replay-analysis.ts';
 import { buildReplayOnlyPlan, dropReplayOnly, prepareReplayOnly, runReplayOnlyTrial } from './reexecute/replay-only-kind.ts';
 import { replaySpecSection } from './replay-spec.ts';
+import { rewardScoringArm } from './reexecute/continue-reward.ts';
 
 const replayMode = (spec: Spec) => replaySection(spec).mode;
 
@@ -204,7 +205,10 @@ export const replayExperiment: Experiment = {
   /** prepare-only subjects are plain host processes spawned here: nothing to probe. replay-only
    *  re-executes the prefix on each spec arm's backend. */
   executorArms(spec: Spec): ArmRef[] {
-    return replayMode(spec) !== 'prepare-only' && replaySection(spec).subjects.includes('sandbench') ? specArms(spec) : [];
+    const arms = replayMode(spec) !== 'prepare-only' && replaySection(spec).subjects.includes('sandbench') ? specArms(spec) : [];
+    // continued builtin-fix attempts are scored on one scoring backend, prepared once like every arm
+    const scoring = rewardScoringArm(spec);
+    return scoring && !arms.some((arm) => arm.backend === scoring.backend && arm.variant === null) ? [...arms, scoring] : arms;
   },
 
   async prepare(ctx: ExperimentContext): Promise<void> {

@@ -26,6 +26,10 @@ export function checkReplayProtocol(spec: Spec): void {
   if (spec.trials !== replay.repetitions) {
     throw new UserError(`trials: for the replay kind trials is the repetitions per trajectory; set trials: ${replay.repetitions} to match replay.repetitions (or change both)`);
   }
+  if (replay.mode === 'branch-point' && replay.task !== 'builtin-fix') {
+    throw new UserError(`replay.task: mode branch-point needs task: builtin-fix (its file-checkpoint way writes the prefix's files; the effects task also makes a .git), got ${replay.task}`);
+  }
+  if (replay.task === 'builtin-fix' && replay.mode === 'prepare-only') throw new UserError('replay.task: builtin-fix trajectories are re-executed; set mode: replay-only, continue or branch-point (prepare-only uses the marker task)');
 }
 
 export function replayArms(subjects: readonly ReplaySubject[], spec: Spec): ArmRef[] {

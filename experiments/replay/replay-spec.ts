@@ -1,6 +1,8 @@
 /** The replay kind's spec section (`replay:`): agents' formats, trajectories, repetitions, subjects. */
 import { z } from 'zod';
 import { defineSection } from '../../harness/spec/kind-spec.ts';
+import { BACKENDS } from '../../harness/backends.ts';
+import { duration } from '../../harness/spec/fields.ts';
 
 export const ReplaySpecSchema = z
   .object({
@@ -18,7 +20,19 @@ export const ReplaySpecSchema = z
      *  `replay-only` re-executes the prefix's tool calls in a fresh workspace on each spec arm's
      *  backend and stops before the next model request; `continue` replays the same way, then the
      *  built-in agent continues from the replayed prefix against the scripted model service. */
-    mode: z.enum(['prepare-only', 'replay-only', 'continue']).default('prepare-only'),
+    mode: z.enum(['prepare-only', 'replay-only', 'continue', 'branch-point']).default('prepare-only'),
+    /** The synthetic task the re-executing modes' trajectories encode: `effects` (files, python, git,
+     *  a fresh call) or `builtin-fix`: a built-in rollout task whose prefix makes part of the fix, so a
+     *  continued attempt is scored by the task's evaluator (reward) — and the only task mode
+     *  `branch-point` takes (its file-checkpoint way writes files; `effects` makes a .git). Mode
+     *  `branch-point` reaches the same prefix state three ways per backend: prefix replay, a fork of a
+     *  file checkpoint taken once, and the prefix run from scratch by the built-in agent. */
+    task: z.enum(['effects', 'builtin-fix']).default('effects'),
+    /** builtin-fix: seeded fraction of trajectories whose continuation takes the task's wrong path (reward 0). */
+    wrong_fraction: z.number().min(0).max(1).default(0.25),
+    /** builtin-fix in mode continue: the one backend every continued attempt is scored on (a fresh sandbox per score, as the rollout kind). */
+    scoring_backend: z.enum(BACKENDS).default('staged'),
+    scoring_timeout: duration.default(60_000),
     /** Mode continue: who continues from the replayed prefix. `builtin-agent` (agent.py
      *  --resume-from, every format) or `codex`: the agent layer's codex (0.169.0) through its native
      *  `codex exec resume`, from a session seeded with the replayed prefix (codex-format trajectories

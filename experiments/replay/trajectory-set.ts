@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { AGENT_FORMATS, type ReplayAgent } from './agents.ts';
 import { fixtureTask, type FixtureProfile, type FixtureTask } from './fixture-task.ts';
 import { effectsTask } from './reexecute/effects-task.ts';
+import { builtinFixTask } from './reexecute/builtin-fix-task.ts';
 import { GENERATORS } from './generate/index.ts';
 
 export interface TrajectoryFile {
@@ -23,17 +24,17 @@ export function trajectoryFileName(agent: ReplayAgent, index: number): string {
   return join(agent, `task-${index}.${AGENT_FORMATS[agent].extension}`);
 }
 
-export function renderTrajectory(agent: ReplayAgent, index: number, seed: number, profile: FixtureProfile = 'marker'): { task: FixtureTask; text: string } {
-  const task = profile === 'effects' ? effectsTask(index, seed) : fixtureTask(index, seed);
+export function renderTrajectory(agent: ReplayAgent, index: number, seed: number, profile: FixtureProfile = 'marker', wrongFraction?: number): { task: FixtureTask; text: string } {
+  const task = profile === 'effects' ? effectsTask(index, seed) : profile === 'builtin-fix' ? builtinFixTask(agent, index, seed, wrongFraction) : fixtureTask(index, seed);
   return { task, text: GENERATORS[agent](task) };
 }
 
-export async function writeTrajectorySet(dir: string, agents: readonly ReplayAgent[], count: number, seed: number, profile: FixtureProfile = 'marker'): Promise<TrajectoryFile[]> {
+export async function writeTrajectorySet(dir: string, agents: readonly ReplayAgent[], count: number, seed: number, profile: FixtureProfile = 'marker', wrongFraction?: number): Promise<TrajectoryFile[]> {
   const files: TrajectoryFile[] = [];
   for (const agent of agents) {
     await mkdir(join(dir, agent), { recursive: true });
     for (let index = 0; index < count; index++) {
-      const { task, text } = renderTrajectory(agent, index, seed, profile);
+      const { task, text } = renderTrajectory(agent, index, seed, profile, wrongFraction);
       const path = join(dir, trajectoryFileName(agent, index));
       await writeFile(path, text);
       files.push({ agent, index, path, sha256: createHash('sha256').update(text).digest('hex'), task });

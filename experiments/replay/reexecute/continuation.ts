@@ -23,7 +23,9 @@ export const continueTaskId = (input: PrefixInput) => `effects-${input.entry.age
 export function continuationScript(inputs: Iterable<PrefixInput>): ModelScript {
   const tasks = [...inputs].map((input) => {
     const future = input.entry.task.turns[input.entry.task.prefixTurns]!;
-    return { id: continueTaskId(input), turns: [...input.calls.map((c) => ({ shell: c.command })), { shell: future.command }, { text: 'done: the marker holds what main.py prints' }] };
+    // builtin-fix: the rest of the seeded path (right or wrong) of the rollout task, then its final text
+    const rest = input.entry.task.fix?.continuation ?? [{ shell: future.command }, { text: 'done: the marker holds what main.py prints' }];
+    return { id: continueTaskId(input), turns: [...input.calls.map((c) => ({ shell: c.command })), ...rest] };
   });
   return parseModelScript({ schema: 'sandbench-model-script/1', id: 'replay-continue', description: 'continue a replayed effects prefix (issue 19)', tasks }, 'replay-continue (built in)');
 }
@@ -34,10 +36,14 @@ const outputOf = (content: unknown) => (typeof content === 'string' ? content.re
 export function continuationJudge(input: PrefixInput, journalPath: string, attempt: string): ContinuationJudge {
   const { entry } = input;
   const effects = entry.task.effects!;
-  const expected: ExpectedEffects = {
-    files: { ...effects.files, [`marker-${entry.index}.txt`]: `${effects.files['src/main.py']!.replace(/^print\("(.*)"\)\n$/, '$1')}\n` },
-    opaqueDirs: [...effects.opaqueDirs, CONTINUE_META_DIR],
-  };
+  // builtin-fix: what the continuation leaves is judged by the task's evaluator (continue-reward.ts), not a ground truth
+  const expected: ExpectedEffects | null = entry.task.fix
+    ? null
+    : {
+        files: { ...effects.files, [`marker-${entry.index}.txt`]: `${effects.files['src/main.py']!.replace(/^print\("(.*)"\)\n$/, '$1')}\n` },
+        opaqueDirs: [...effects.opaqueDirs, CONTINUE_META_DIR],
+      };
+  const continuationTurns = entry.task.fix?.continuation.length ?? 2;
   return {
     expected,
     async judge(lines: readonly OutputLine[], running: RunningTrial, candidates: CandidateFiles, report: DriverReport) {
@@ -54,7 +60,7 @@ export function continuationJudge(input: PrefixInput, journalPath: string, attem
         : normalizeObservation(sent) === normalizeObservation(replayedFresh) && normalizeObservation(sent) !== normalizeObservation(input.calls[freshIndex]!.observation) ? 'replayed'
         : normalizeObservation(sent) === normalizeObservation(input.calls[freshIndex]!.observation) ? 'historical' : 'unknown';
       const turns = traffic?.turnsAnswered ?? [];
-      const scripted = traffic !== null && traffic.generations === 2 && turns.join(',') === `${input.calls.length},${input.calls.length + 1}`;
+      const scripted = traffic !== null && traffic.generations === continuationTurns && turns.join(',') === Array.from({ length: continuationTurns }, (_, k) => input.calls.length + k).join(',');
       const metrics: Record<string, number> = {};
       if (traffic?.firstGenerationNs != null) metrics.first_continuation_request_ms = Number(traffic.firstGenerationNs - running.tSpawnNs) / 1e6;
       if (traffic?.firstGenerationNs != null && start) metrics.continuation_first_request_ms = Number(traffic.firstGenerationNs - start.tNs) / 1e6;
@@ -63,7 +69,7 @@ export function continuationJudge(input: PrefixInput, journalPath: string, attem
       return {
         validity: { continuation_start_once: lines.filter((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START').length === 1 ? 'pass' : 'fail', continuation_scripted_requests: scripted ? 'pass' : 'fail', continuation_saw_replayed: saw === 'replayed' ? 'pass' : 'fail' },
         metrics,
-        facts: { continuation_agent: 'sandbench-builtin-agent', continuation_saw: saw, continuation_turns_answered: turns, continuation_requests: traffic?.requests ?? 0, continuation_reward: 'no rollout evaluator for the effects task: the marker is checked against the ground truth instead' },
+        facts: { continuation_agent: 'sandbench-builtin-agent', continuation_saw: saw, continuation_turns_answered: turns, continuation_requests: traffic?.requests ?? 0, ...(entry.task.fix ? {} : { continuation_reward: 'no rollout evaluator for the effects task: the marker is checked against the ground truth instead' }) },
         notes: scripted ? [] : [`continuation traffic: ${traffic ? `${traffic.generations} generation(s), turns ${JSON.stringify(turns)}` : 'no request reached the model service'}`],
       };
     },

@@ -12,7 +12,7 @@ import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../../harness
 import type { Table } from '../../../harness/analyze/table.ts';
 import { toCsv, type Cell } from '../../../harness/bundle/csv.ts';
 import type { TrialRecord } from '../../../harness/journal/trial-record.ts';
-import { medianOrderStatisticCi, summarize } from '../../../harness/stats/index.ts';
+import { medianOrderStatisticCi, summarize, wilsonInterval } from '../../../harness/stats/index.ts';
 
 export const REPLAY_ONLY_SUMMARY_FILE = 'replay-only-summary.csv';
 export const REPLAY_CALLS_FILE = 'replay-calls.csv';
@@ -22,6 +22,7 @@ export const REPLAY_ONLY_SUMMARY_HEADER = [
   'completion_n', 'completion_p50_ms', 'completion_ci95_low_ms', 'completion_ci95_high_ms',
   'per_call_n', 'per_call_p50_ms', 'per_call_ci95_low_ms', 'per_call_ci95_high_ms', 'replay_p50_ms', 'ready_p50_ms',
   'calls_judged', 'identical', 'differs_expected', 'differs_unexpected', 'scope', 'cohort',
+  'reward_n', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
 ] as const;
 
 export const REPLAY_CALLS_HEADER = ['subject', 'backend', 'call', 'command', 'fresh', 'n', 'p50_ms', 'ci95_low_ms', 'ci95_high_ms', 'identical', 'differs_expected', 'differs_unexpected'] as const;
@@ -68,6 +69,38 @@ function group<K>(records: readonly TrialRecord[], key: (r: TrialRecord) => K & 
     groups.get(k)!.push(r);
   }
   return new Map([...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * Reward of the continued attempts (mode continue, builtin-fix): mean of the binary reward over ok
+ * trials with the Wilson 95% interval; [n, mean, low, high], all empty when nothing was scored.
+ */
+export function rewardOf(ok: readonly TrialRecord[]): [number | null, number | null, number | null, number | null] {
+  const rewards = metricOf(ok, 'reward');
+  if (rewards.length === 0) return [null, null, null, null];
+  const rewarded = rewards.filter((r) => r === 1).length;
+  const ci = wilsonInterval(rewarded, rewards.length);
+  return [rewards.length, rewarded / rewards.length, ci.low, ci.high];
+}
+
+/** Per backend (agents pooled): the continued attempts' reward and what kept trials out of it. */
+function rewardTable(records: readonly TrialRecord[]): Table | null {
+  const scored = records.filter((r) => typeof r.facts.reward_task === 'string');
+  if (scored.length === 0) return null;
+  const rows = [...group(scored, (r) => r.arm.backend).entries()].map(([backend, arm]) => {
+    const ok = arm.filter((r) => r.outcome === 'ok');
+    const [n, mean, low, high] = rewardOf(ok);
+    const wrong = ok.filter((r) => r.facts.reward_path === 'wrong');
+    const evaluator = arm.filter((r) => r.facts.replay_failure_category === 'evaluator').length;
+    return [backend, `${ok.length}/${arm.length}`, n === null ? '—' : `${fmt(mean, 3)} [${fmt(low, 3)}, ${fmt(high, 3)}] (n=${n})`, `${wrong.length} (${wrong.filter((r) => r.metrics.reward === 0).length} scored 0)`, String(evaluator)];
+  });
+  return {
+    caption: 'Continued attempts: reward from the built-in rollout task\'s evaluator in a fresh scoring sandbox (ok trials; mean, Wilson 95% CI)',
+    header: ['backend', 'ok/planned', 'reward mean [95% CI]', 'wrong-path continuations', 'evaluator/scoring failures'],
+    rows,
+    rightAligned: [1, 2, 3, 4],
+    footnote: 'A seeded fraction of trajectories continues on the task\'s wrong path (reward 0 by design). Evaluator or scoring-sandbox failures are infrastructure failures, counted in planned, never reward 0.',
+  };
 }
 
 export interface BranchPointReference {
@@ -134,6 +167,7 @@ export function replayOnlyAnalysis(input: AnalysisInput, records: readonly Trial
       arm.filter((r) => r.outcome === 'failed').length, arm.filter((r) => r.outcome === 'invalid').length, categories || null,
       ...completion, ...perCall, summarize(metricOf(ok, 'replay_ms')).overall_p50, summarize(metricOf(ok, 'ready_ms')).overall_p50,
       counts.judged, counts.identical, counts.expected, counts.unexpected, scope, cohort,
+      ...rewardOf(ok),
     ]);
     costTable.rows.push([
       subjectOf(first), backendOf(first), first.arm.variant ?? '', `${ok.length}/${arm.length}`,
@@ -170,12 +204,21 @@ export function replayOnlyAnalysis(input: AnalysisInput, records: readonly Trial
       callTable.rows.push([subjectOf(first), backendOf(first), String(k), (command ?? '').slice(0, 48), String(n), `${fmt(p50)} [${fmt(low)}, ${fmt(high)}]`, verdicts.join(' / ')]);
     }
   }
+  for (const [backend, arm] of group(records.filter((r) => typeof r.facts.reward_task === 'string'), (r) => r.arm.backend)) {
+    const ok = arm.filter((r) => r.outcome === 'ok');
+    const [n, mean, low, high] = rewardOf(ok);
+    if (n === null) continue;
+    const condition = `${conditionOf(spec)}; ${scope}; scored on ${String(arm[0]!.facts.scoring_backend)}`;
+    const limitations = `binary reward; a seeded fraction continues on the wrong path; Wilson 95% CI [${low}, ${high}]${ok.length === arm.length ? '' : `; ${arm.length - ok.length} of ${arm.length} trial(s) failed or invalid`}`;
+    evidence.push({ scenario: 'historical_context', topic: 'continued_attempt_reward', source: EVIDENCE_SOURCE, cohort, variant: backend, metric: 'reward', statistic: 'mean', n, value: mean!, unit: 'ratio', condition, limitations });
+  }
+  const reward = rewardTable(records);
   return {
     files: new Map([
       [REPLAY_ONLY_SUMMARY_FILE, toCsv(REPLAY_ONLY_SUMMARY_HEADER, rows)],
       [REPLAY_CALLS_FILE, toCsv(REPLAY_CALLS_HEADER, callRows)],
     ]),
     evidence,
-    tables: [costTable, callTable, branchPointTable(records, references, records.some((r) => r.facts.mode === 'continue'))],
+    tables: [costTable, callTable, ...(reward ? [reward] : []), branchPointTable(records, references, records.some((r) => r.facts.mode === 'continue'))],
   };
 }

@@ -22,6 +22,7 @@ import { pvisorReplayStatus } from '../subjects.ts';
 import { runPvisorReplayOnly } from './pvisor-replay-only.ts';
 import { buildReplayInputs, type ReplayInputs } from './replay-inputs.ts';
 import { runReplayOnly } from './replay-only-trial.ts';
+import { dropContinueReward, prepareContinueReward, withReward } from './continue-reward.ts';
 import { continuationJudge, continuationScript, continueTaskId } from './continuation.ts';
 import { MODEL_JOURNAL_FILE, startModelService, type ModelService } from '../../../services/model/index.ts';
 import { AGENTS } from '../../agent/agents.ts';
@@ -89,6 +90,7 @@ async function inputsFor(ctx: ExperimentContext): Promise<ReplayInputs> {
 
 export async function prepareReplayOnly(ctx: ExperimentContext): Promise<void> {
   const inputs = await inputsFor(ctx);
+  await prepareContinueReward(ctx);
   mkdirSync(join(ctx.bundleDir, 'replay'), { recursive: true });
   const viaCodex = replaySection(ctx.spec).mode === 'continue' && replaySection(ctx.spec).continue_with === 'codex';
   if (viaCodex && !codexSupport.has(ctx.run.runId)) {
@@ -165,7 +167,7 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
     : { argv: ['python3', `${inputs.mount.target}/replay-driver.py`, input.callsTarget], env: {}, stdin: 'none', mounts: [inputs.mount] };
   const continuation = service && codex ? codexContinuationJudge(input, codex, service.journalPath, join(ctx.bundleDir, REQUEST_BODIES_FILE), attempt) : service ? continuationJudge(input, service.journalPath, attempt) : undefined;
   try {
-    return await runReplayOnly({ planned, ctx, input, task, executor, trial, continuation, record: { ...record, facts: { ...record.facts, backend: planned.arm.backend } } });
+    return await runReplayOnly({ planned, ctx, input, task, executor, trial, continuation: withReward(ctx, planned, input, continuation), record: { ...record, facts: { ...record.facts, backend: planned.arm.backend } } });
   } catch (error) {
     return { ...record, failure_category: 'harness_error', notes: [`replay-only ${armLabel(planned.arm)}: ${error instanceof Error ? error.message : String(error)}`] };
   } finally {
@@ -177,6 +179,7 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
 
 export async function dropReplayOnly(ctx: ExperimentContext): Promise<void> {
   inputsCache.delete(ctx.run.runId);
+  dropContinueReward(ctx);
   codexSupport.delete(ctx.run.runId);
   const service = services.get(ctx.run.runId);
   services.delete(ctx.run.runId);

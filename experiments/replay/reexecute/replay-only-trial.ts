@@ -54,9 +54,10 @@ export function missingBinary(call: ReplayedCall, recordedExit: number | null): 
 
 /** What mode `continue` adds: the continuation's expected effects and its own checks after exit. */
 export interface ContinuationJudge {
-  /** Ground-truth effects of replay + continuation (replaces the prefix's own). */
-  expected: ExpectedEffects;
-  judge(lines: readonly OutputLine[], running: RunningTrial, candidates: CandidateFiles, report: DriverReport): Promise<{ validity: Record<string, 'pass' | 'fail'>; metrics: Record<string, number>; facts: Record<string, unknown>; notes: string[] }>;
+  /** Ground-truth effects of replay + continuation (replaces the prefix's own); null when the task's evaluator judges the result instead. */
+  expected: ExpectedEffects | null;
+  /** `failure`: an infrastructure failure of the judging itself (e.g. the evaluator could not score): the trial fails with it. */
+  judge(lines: readonly OutputLine[], running: RunningTrial, candidates: CandidateFiles, report: DriverReport): Promise<{ validity: Record<string, 'pass' | 'fail'>; metrics: Record<string, number>; facts: Record<string, unknown>; notes: string[]; failure?: { category: FailureCategory; note: string } }>;
   /** A continuation's own reading of a non-zero exit (a CLI refusing its seeded session is setup_failed); null: the default mapping. */
   failedExit?(exitCode: number | null, lines: readonly OutputLine[]): { category: FailureCategory; notes: string[]; facts: Record<string, unknown> } | null;
 }
@@ -117,7 +118,7 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
   const baselineAfter = treeDigest(entry.workspace);
   const fidelity: CallFidelity[] = report.calls.map((call) => callFidelity(call.index, input.calls[call.index] ?? { id: call.id, command: '', observation: '', exitCode: null, fresh: false }, call));
   const missing = report.calls.map((call) => missingBinary(call, input.calls[call.index]?.exitCode ?? null)).filter((name): name is string => name !== null);
-  const expected = continuation?.expected ?? entry.task.effects;
+  const expected = continuation ? continuation.expected : entry.task.effects;
   const effects = expected ? await checkEffects(candidates, expected, baselineFiles(entry.task.userText)) : null;
   const continued = continuation ? await continuation.judge(running.lines, running, candidates, report) : null;
   const callsInOrder = report.calls.length === input.calls.length && report.calls.every((c, i) => c.index === i && c.id === input.calls[i]!.id);
@@ -165,7 +166,12 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
   });
   let outcome: TrialRecord['outcome'] = failed.length === 0 ? 'ok' : 'invalid';
   let category: FailureCategory | null = null;
-  if (missing.length > 0) {
+  if (continued?.failure) {
+    // never a reward of 0: the judging stage itself failed
+    outcome = 'failed';
+    category = continued.failure.category;
+    notes.unshift(continued.failure.note);
+  } else if (missing.length > 0) {
     // the sandbox lacks a program the trajectory used: its environment, not the replayer, failed
     outcome = 'failed';
     category = 'setup_failed';
