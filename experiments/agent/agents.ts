@@ -5,6 +5,20 @@
  * same names, so a name here without a branch there is caught by the agent layer tests.
  */
 import { UserError } from '../../harness/errors.ts';
+import type { ReplayAgent } from '../replay/agents.ts';
+
+/**
+ * Where a CLI's native trajectory is, in the format sandbench's replay parser reads (checked by
+ * running each layer, 2026-12-01): run-agent.sh copies it to `<SANDBENCH_AGENT_TRAJECTORY_DIR>/<file>`.
+ */
+export interface NativeTrajectory {
+  format: ReplayAgent;
+  file: string;
+  /** Where the CLI itself writes it (documentation and the record). */
+  source: string;
+  /** The stream does not echo the prompt: the recorder writes it first as a `user` event (the modelled shape). */
+  recorderWritesUser?: boolean;
+}
 
 export interface AgentCli {
   name: AgentName;
@@ -26,6 +40,17 @@ export const AGENTS: Record<AgentName, AgentCli> = {
   pi: { name: 'pi', version: '0.73.1', protocol: 'openai-chat', needs: 'glibc + libstdc++ (the layer brings Node 22.23.5)' },
   // Non-streaming Chat Completions through litellm 1.110.2 (pinned in the build script); ends only on its submit tool call.
   'mini-swe-agent': { name: 'mini-swe-agent', version: '2.4.6', protocol: 'openai-chat', needs: 'the image python3.11 (the layer is a venv built for it)' },
+};
+
+/** Each CLI's native trajectory (the rollout kind collects it; the agent kind runs them ephemeral). */
+export const NATIVE_TRAJECTORIES: Record<AgentName, NativeTrajectory> = {
+  codex: { format: 'codex', file: 'codex-rollout.jsonl', source: '$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl (exec without --ephemeral)' },
+  claude: { format: 'claude-code', file: 'claude-session.jsonl', source: '~/.claude/projects/<cwd slug>/<session>.jsonl (without --no-session-persistence)' },
+  // its own store is $XDG_DATA_HOME/opencode/opencode.db (SQLite, ~1 MB of WAL per run); the replay format is the run's event stream
+  opencode: { format: 'opencode', file: 'opencode-events.jsonl', source: '`opencode run --format json` stdout', recorderWritesUser: true },
+  // ~/.pi/agent/sessions/*.jsonl (session format v3) is not the replay format; the json-mode event stream is
+  pi: { format: 'pi-agent', file: 'pi-events.jsonl', source: '`pi --mode json` stdout' },
+  'mini-swe-agent': { format: 'mini-swe-agent', file: 'mini-trajectory.json', source: 'the -o trajectory JSON' },
 };
 
 export function agentByName(name: string, where: string): AgentCli {

@@ -9,7 +9,10 @@
 #          SANDBENCH_SERVICE_URL or
 #          SANDBENCH_SERVICE_SOCKET (from the executor), SANDBENCH_AGENT_TMP (where the fresh HOME
 #          goes: the sandbox's private /tmp, or on the host the trial's scratch dir, so a killed
-#          trial leaves nothing outside the run's scratch)
+#          trial leaves nothing outside the run's scratch), SANDBENCH_AGENT_TRAJECTORY_DIR (optional:
+#          the CLI then keeps its native trajectory and it is copied there before the fresh HOME goes;
+#          the rollout kind sets it to /workspace/.sandbench-rollout/native, which every backend
+#          returns with the candidate. File names per CLI: agents.ts `nativeTrajectory`)
 set -u
 agent=$1 prompt=$2
 layer=$SANDBENCH_AGENT_LAYER
@@ -18,6 +21,14 @@ home=$(mktemp -d "${SANDBENCH_AGENT_TMP:-/tmp}/agent-home.XXXXXX") || exit 96
 export HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state"
 mkdir -p "$TMPDIR" "$XDG_CONFIG_HOME"
 fwd=
+trajdir=${SANDBENCH_AGENT_TRAJECTORY_DIR:-}
+# Session-persistence flags apply only when nobody collects the trajectory (the agent kind: no disk writes it does not need).
+ephemeral=--ephemeral no_persist=--no-session-persistence
+stdout_to= session_glob= session_root=
+if [ -n "$trajdir" ]; then
+  mkdir -p "$trajdir" || exit 96
+  ephemeral= no_persist=
+fi
 cleanup() {
   [ -n "$fwd" ] && kill "$fwd" 2> /dev/null
   rm -rf "$home"
@@ -72,13 +83,15 @@ enabled = false
 [features]
 plugins = false
 EOF
-    set -- "$layer/bin/codex" exec --skip-git-repo-check --ephemeral --dangerously-bypass-approvals-and-sandbox "$prompt"
+    session_root=$CODEX_HOME/sessions session_glob='rollout-*.jsonl' native=codex-rollout.jsonl
+    set -- "$layer/bin/codex" exec --skip-git-repo-check $ephemeral --dangerously-bypass-approvals-and-sandbox "$prompt"
     ;;
   claude)
     # IS_SANDBOX=1: as root, --dangerously-skip-permissions is refused without it (rc 1, no request).
     export ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=$key ANTHROPIC_MODEL=fake-model ANTHROPIC_SMALL_FAST_MODEL=fake-model \
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 IS_SANDBOX=1
-    set -- "$layer/bin/claude" --bare --tools Bash --no-session-persistence --dangerously-skip-permissions -p "$prompt"
+    session_root=$HOME/.claude/projects session_glob='*.jsonl' native=claude-session.jsonl
+    set -- "$layer/bin/claude" --bare --tools Bash $no_persist --dangerously-skip-permissions -p "$prompt"
     ;;
   opencode)
     export OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
@@ -107,7 +120,10 @@ EOF
   }
 }
 EOF
-    set -- "$layer/bin/opencode" run --model fake/fake-model --title sandbench "$prompt"
+    # Its own store is an SQLite db (no parser reads it); the trajectory sandbench parses is the `--format json` event stream.
+    format=
+    [ -n "$trajdir" ] && format='--format json' stdout_to=$trajdir/opencode-events.jsonl
+    set -- "$layer/bin/opencode" run $format --model fake/fake-model --title sandbench "$prompt"
     ;;
   pi)
     export PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 PI_TELEMETRY=0
@@ -125,7 +141,10 @@ EOF
   }
 }
 EOF
-    set -- "$layer/bin/pi" --offline --no-session --provider fake --model fake-model --tools bash --no-extensions --no-skills \
+    # Its session file (~/.pi/agent/sessions) is not the format sandbench parses; the `--mode json` event stream is.
+    mode=
+    [ -n "$trajdir" ] && mode='--mode json' stdout_to=$trajdir/pi-events.jsonl
+    set -- "$layer/bin/pi" --offline --no-session $mode --provider fake --model fake-model --tools bash --no-extensions --no-skills \
       --no-prompt-templates --no-themes --no-context-files -p "$prompt"
     ;;
   mini-swe-agent)
@@ -136,6 +155,7 @@ EOF
       MSWEA_SILENT_STARTUP=1 LITELLM_LOCAL_MODEL_COST_MAP=True OPENAI_API_KEY=$key HF_HUB_OFFLINE=1 PYTHONDONTWRITEBYTECODE=1
     set -- "$layer/bin/mini-swe-agent" -y --exit-immediately -m openai/fake-model -c mini.yaml \
       -c "model.model_kwargs.api_base=$url/v1" -o "$home/trajectory.json" -t "$prompt"
+    session_root=$home session_glob=trajectory.json native=mini-trajectory.json
     ;;
   *)
     echo "SANDBENCH_AGENT_ERROR run-agent.sh has no branch for agent $agent" >&2
@@ -144,7 +164,21 @@ EOF
     ;;
 esac
 
-"$@" < /dev/null
+if [ -n "$stdout_to" ]; then
+  "$@" < /dev/null > "$stdout_to"
+else
+  "$@" < /dev/null
+fi
 code=$?
+# Exactly one session file is the trajectory; none or several is said in collect-error.txt (the host records why).
+if [ -n "$trajdir" ] && [ -n "$session_glob" ]; then
+  found=$(find "$session_root" -maxdepth 4 -type f -name "$session_glob" 2> /dev/null)
+  count=$(printf '%s' "$found" | grep -c .)
+  if [ "$count" -eq 1 ]; then
+    cp "$found" "$trajdir/$native" || echo "copying $found failed" > "$trajdir/collect-error.txt"
+  else
+    printf '%s session files matched %s/**/%s: %s\n' "$count" "$session_root" "$session_glob" "$(echo $found)" > "$trajdir/collect-error.txt"
+  fi
+fi
 cleanup
 exit "$code"

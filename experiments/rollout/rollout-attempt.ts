@@ -12,16 +12,18 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
+import type { ContainerExecutor } from '../../executors/container-common.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
 import { removeTree } from '../../executors/workspace-diff.ts';
-import { treePssKiB } from './tree-pss.ts';
+import { startSandboxPss, type SandboxPssProbe } from './sandbox-pss.ts';
+import { BUILTIN_TRAJECTORY_FILE, readTrajectory, trajectorySource } from './native-trajectory.ts';
 import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
 import { scoreCandidate } from './score-candidate.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { RetainPolicy } from './rollout-spec.ts';
-import { BUILTIN_AGENT_EXIT, ROLLOUT_META_DIR, type AttemptPath, type RolloutTask, type TaskScore } from './task-contract.ts';
+import { BUILTIN_AGENT_EXIT, type AttemptPath, type RolloutTask, type TaskScore } from './task-contract.ts';
 
-export const TRAJECTORY_FILE = `${ROLLOUT_META_DIR}/trajectory.json`;
+export const TRAJECTORY_FILE = BUILTIN_TRAJECTORY_FILE;
 
 export interface AttemptInput {
   run: RunContext;
@@ -66,9 +68,12 @@ export interface AttemptResult {
   exit: ExitInfo | null;
   score: TaskScore | null;
   candidate: { digest: string; bytes: number; files: number; retained: boolean; new_bytes: number } | null;
-  trajectory: { sha256: string; bytes: number } | null;
+  /** The stored native trajectory (built-in agent or the CLI's own), its replay format and whether it parsed. */
+  trajectory: { sha256: string; bytes: number; format: string; origin: string; messages: number | null; parsed: boolean } | null;
   pssPeakKiB: number | null;
   pssSamples: number;
+  /** The launched tree's and the container's own parts of the peak, and which processes the figure covers. */
+  pss?: { launchedPeakKiB: number | null; containerPeakKiB: number | null; scope: string };
   scoring: { exit_code: number | null; ms: number; stdout_tail: string } | null;
   facts: Record<string, unknown>;
 }
@@ -113,25 +118,11 @@ function trialContext(input: AttemptInput, trialId: string, trialDir: string, ba
   };
 }
 
-/** Max PSS of the launched tree, sampled while it runs. */
-function samplePss(running: RunningTrial, intervalMs: number): { stop(): { peakKiB: number | null; samples: number } } {
-  let peak: number | null = null;
-  let samples = 0;
-  const sample = () => {
-    const use = treePssKiB(running.rootPids());
-    if (use.processes === 0) return;
-    samples += 1;
-    peak = Math.max(peak ?? 0, use.pssKiB);
-  };
-  const first = setTimeout(sample, Math.min(100, intervalMs));
-  const timer = setInterval(sample, intervalMs);
-  return {
-    stop() {
-      clearTimeout(first);
-      clearInterval(timer);
-      return { peakKiB: peak, samples };
-    },
-  };
+/** What the PSS sampler covers: the launched tree, plus a container's own processes when the executor can name them. */
+function pssProbe(executor: Executor, trial: TrialContext, running: RunningTrial): SandboxPssProbe {
+  const containers = executor as Executor & Partial<Pick<ContainerExecutor, 'containerPids'>>;
+  const detached = typeof containers.containerPids === 'function' ? containers.containerPids.bind(executor) : null;
+  return { launched: () => running.rootPids(), ...(detached ? { detached: () => detached(trial) } : {}) };
 }
 
 export interface AttemptHooks {
@@ -189,11 +180,11 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
       killedByHarness = true;
       void running.kill('harness stopped the rollout');
     });
-    const pss = samplePss(running, input.pssIntervalMs);
+    const pss = startSandboxPss(pssProbe(input.executor, agentTrial, running), input.pssIntervalMs);
     const exit = await running.exit;
     const memory = pss.stop();
     stamps.exit = exit.tExitNs;
-    const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples };
+    const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples, pss: { launchedPeakKiB: memory.launchedPeakKiB, containerPeakKiB: memory.detachedPeakKiB, scope: memory.scope } };
     facts.agent_stderr_tail = stderrTail(running.lines);
     const agentFailure = agentExitCategory(exit, input.arm.cli === null, killedByHarness);
     // A sandbox that died abnormally may leave members of its tree (the agent under a killed shell): stop them.
@@ -207,15 +198,23 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
       return result({ ...base, category: agentFailure?.category ?? 'recording_failed' });
     }
     facts.collect_facts = collected.facts;
-    // The native trajectory is kept for every attempt that wrote one (it is the sample's record), in the same store.
-    const trajectoryBytes = await collected.read(TRAJECTORY_FILE).catch(() => null);
-    const trajectory = trajectoryBytes ? storeObject(input.bundleDir, trajectoryBytes) : null;
+    // The native trajectory is kept for every attempt that wrote one (it is the sample's record), in the same
+    // store, and must parse with sandbench's own parser for its format.
+    const checked = await readTrajectory(collected, trajectorySource(input.arm), input.task.prompt);
+    const stored = checked.content ? storeObject(input.bundleDir, checked.content) : null;
+    const trajectory = stored ? { sha256: stored.sha256, bytes: stored.bytes, format: checked.format, origin: checked.origin, messages: checked.messages, parsed: checked.problem === null } : null;
     const candidate = await extractCandidate(collected, join(input.scratchDir, 'candidate'), input.arm.fault === 'drop-last-write');
-    const withCandidate = { ...base, trajectory: trajectory ? { sha256: trajectory.sha256, bytes: trajectory.bytes } : null };
+    const withCandidate = { ...base, trajectory };
     if (agentFailure) {
       notes.push(agentFailure.note, ...stderrTail(running.lines).map((line) => `stderr: ${line}`));
+      if (checked.problem) notes.push(`trajectory: ${checked.problem}`);
       const kept = keep(candidate, null, agentFailure.category);
       return result({ ...withCandidate, category: agentFailure.category, candidate: kept });
+    }
+    // A completed rollout without a trajectory that parses lost its record: infrastructure, not scored.
+    if (checked.problem) {
+      notes.push(`recording: ${checked.problem}`);
+      return result({ ...withCandidate, category: 'recording_failed', candidate: keep(candidate, null, 'recording_failed') });
     }
 
     // Scoring: a fresh sandbox on the scoring backend over a host dir the evaluator builds (baseline + candidate + its tests).

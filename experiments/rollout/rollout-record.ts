@@ -44,7 +44,10 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
     metrics.candidate_new_store_bytes = result.candidate.new_bytes;
   }
   if (result.trajectory) metrics.trajectory_bytes = result.trajectory.bytes;
+  if (result.trajectory?.messages != null) metrics.trajectory_messages = result.trajectory.messages;
   if (result.pssPeakKiB !== null) metrics.pss_peak_kib = result.pssPeakKiB;
+  if (result.pss?.launchedPeakKiB != null) metrics.pss_launched_peak_kib = result.pss.launchedPeakKiB;
+  if (result.pss?.containerPeakKiB != null) metrics.pss_container_peak_kib = result.pss.containerPeakKiB;
   if (result.scoring) metrics.scoring_sandbox_ms = result.scoring.ms;
   metrics.cell_wall_ms = cell.wallMs;
   metrics.cell_attempts = input.attemptsInRun;
@@ -113,6 +116,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       oom_kills_during: outcome.oomKillsDuring,
       load_average_1m: cell.loadAverage,
       pss_samples: result.pssSamples,
+      pss_scope: result.pss?.scope ?? null,
       ...result.facts,
     },
   };

@@ -2,7 +2,8 @@
 # In-sandbox entry of one rollout attempt (cwd /workspace). AGENT `builtin` runs the built-in agent
 # (agent.py, beside this script) against the model endpoint: the direct URL, or the TCP->Unix
 # forwarder started here (FORWARDER_READY marks its start apart). Any other AGENT is an agent-kind
-# CLI: run-agent.sh (copied beside this script) does its offline configuration and forwarder.
+# CLI: run-agent.sh (copied beside this script) does its offline configuration and forwarder, and
+# copies the CLI's native trajectory into .sandbench-rollout/native/.
 # The prompt and the trajectory live in .sandbench-rollout/ (never part of the candidate).
 #   usage: run-rollout-agent.sh AGENT PROMPT
 #   env:   SANDBENCH_MODEL_ROUTE (/t/<script task>/a/<attempt>), SANDBENCH_SERVICE_URL or
@@ -12,7 +13,8 @@ set -u
 agent=$1 prompt=$2
 support=$(dirname "$0")
 if [ "$agent" != builtin ]; then
-  exec /bin/sh "$support/run-agent.sh" "$agent" "$prompt"
+  # The CLI's native trajectory is copied here before its HOME goes with the sandbox (the kind reads it back).
+  SANDBENCH_AGENT_TRAJECTORY_DIR=$PWD/.sandbench-rollout/native exec /bin/sh "$support/run-agent.sh" "$agent" "$prompt"
 fi
 meta=.sandbench-rollout
 mkdir -p "$meta" || exit 96

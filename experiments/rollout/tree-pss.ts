@@ -2,8 +2,8 @@
  * PSS of one sandbox's process tree, cheaply enough to sample every rollout while C of them run:
  * the tree is walked through /proc/<pid>/task/<tid>/children (the kernel's own child lists) instead
  * of scanning every process on the machine, and each member's smaps_rollup gives its PSS.
- * (Container engines: the launched tree is the engine client, so this is the client's share; the
- * budget's peak covers the containers.)
+ * (Container engines: the launched tree is only the engine client; sandbox-pss.ts adds the
+ * container's own processes.)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseSmapsRollup } from '../../executors/checkpoint/pss.ts';
@@ -26,10 +26,14 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
-/** Σ PSS (KiB) and member count of the trees rooted at `roots`; vanished processes are skipped. */
-export function treePssKiB(roots: readonly number[]): { pssKiB: number; processes: number } {
-  const seen = new Set<number>();
+/**
+ * Σ PSS (KiB), member count and members of the trees rooted at `roots`; vanished processes are
+ * skipped, and pids in `exclude` (already counted elsewhere) are neither counted nor descended into.
+ */
+export function treePssKiB(roots: readonly number[], exclude: ReadonlySet<number> = new Set()): { pssKiB: number; processes: number; pids: number[] } {
+  const seen = new Set<number>(exclude);
   const stack = [...roots];
+  const pids: number[] = [];
   let pssKiB = 0;
   let processes = 0;
   while (stack.length > 0) {
@@ -39,10 +43,11 @@ export function treePssKiB(roots: readonly number[]): { pssKiB: number; processe
     try {
       pssKiB += parseSmapsRollup(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')).Pss;
       processes += 1;
+      pids.push(pid);
     } catch {
       continue;
     }
     stack.push(...childrenOf(pid));
   }
-  return { pssKiB, processes };
+  return { pssKiB, processes, pids };
 }

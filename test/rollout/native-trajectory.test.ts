@@ -1,0 +1,136 @@
+/**
+ * What a rollout records beyond its candidate: the native trajectory (read from the collected
+ * workspace, parsed with sandbench's own replay parser, a missing or broken one named), the PSS of
+ * the sandbox's processes with the scope it covers (a real launched tree plus a real process outside
+ * it, as a container's supervisor is), and the rollout section's units surviving re-validation.
+ * Fast (< 2 s): no sandbox is started here; the real CLI runs are in the README (host, staged,
+ * podman, docker).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CandidateFiles } from '../../harness/contracts/executor.ts';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
+import { applyOverrides } from '../../harness/spec/resolve-spec.ts';
+import { parseSpecText } from '../../harness/spec/load-spec.ts';
+import { SPEC_KINDS } from '../../experiments/registry.ts';
+import { AGENT_NAMES, AGENTS, NATIVE_TRAJECTORIES } from '../../experiments/agent/agents.ts';
+import { AGENT_FORMATS, REPLAY_AGENTS } from '../../experiments/replay/agents.ts';
+import { NATIVE_COLLECT_ERROR, readTrajectory, trajectorySource, withRecorderUserEvent, parseTrajectory } from '../../experiments/rollout/native-trajectory.ts';
+import { parseRolloutArm } from '../../experiments/rollout/rollout-arms.ts';
+import { rolloutOptions } from '../../experiments/rollout/rollout-spec.ts';
+import { startSandboxPss } from '../../experiments/rollout/sandbox-pss.ts';
+
+const SAMPLES = join(PROJECT_ROOT, 'data', 'trajectories', 'samples');
+const sample = (format: string) => readFileSync(join(SAMPLES, format, `task-0.${AGENT_FORMATS[format as keyof typeof AGENT_FORMATS].extension}`));
+
+function collectedOf(files: Record<string, Buffer | string>): CandidateFiles {
+  return { changed: Object.keys(files), read: async (path) => (path in files ? Buffer.from(files[path]!) : null), facts: {} };
+}
+
+describe('native trajectory of an attempt', () => {
+  it('every agent CLI names a replay format sandbench parses, and a run-agent.sh file name', () => {
+    const script = readFileSync(join(PROJECT_ROOT, 'experiments', 'agent', 'run-agent.sh'), 'utf8');
+    for (const name of AGENT_NAMES) {
+      const native = NATIVE_TRAJECTORIES[name];
+      expect(REPLAY_AGENTS).toContain(native.format);
+      expect(script, `${name}: run-agent.sh must write ${native.file}`).toContain(native.file);
+      expect(trajectorySource(parseRolloutArm({ backend: 'host', variant: name })).path).toBe(`.sandbench-rollout/native/${native.file}`);
+    }
+    expect(trajectorySource(parseRolloutArm({ backend: 'host', variant: null }))).toMatchObject({ format: 'mini-swe-agent', path: '.sandbench-rollout/trajectory.json' });
+  });
+
+  it('a CLI trajectory that parses is kept byte for byte with its message count', async () => {
+    const source = trajectorySource(parseRolloutArm({ backend: 'staged', variant: 'codex' }));
+    const bytes = sample('codex');
+    const checked = await readTrajectory(collectedOf({ [source.path]: bytes }), source, 'fixture 0');
+    expect(checked.problem).toBeNull();
+    expect(checked.content?.equals(bytes)).toBe(true);
+    expect(checked.messages).toBeGreaterThan(2);
+  });
+
+  it('opencode: the real `run --format json` stream (1.18.33) parses once the recorder writes the prompt first', async () => {
+    const stream = readFileSync(join(PROJECT_ROOT, 'test', 'rollout', 'fixtures', 'opencode-1.18.33-run-format-json.jsonl'), 'utf8');
+    expect('problem' in parseTrajectory('opencode', stream)).toBe(true); // the run does not echo the prompt
+    const source = trajectorySource(parseRolloutArm({ backend: 'host', variant: 'opencode' }));
+    const checked = await readTrajectory(collectedOf({ [source.path]: stream }), source, 'write "the marker"\nnow');
+    expect(checked.problem).toBeNull();
+    const first = JSON.parse(checked.content!.toString('utf8').split('\n')[0]!);
+    expect(first).toMatchObject({ type: 'user', sessionID: JSON.parse(stream.split('\n')[0]!).sessionID, parts: [{ type: 'text', text: 'write "the marker"\nnow' }] });
+    expect(withRecorderUserEvent(stream, 'p').endsWith(stream)).toBe(true);
+  });
+
+  it('a truncated trajectory is a named parse problem; a missing one says what run-agent.sh found', async () => {
+    const source = trajectorySource(parseRolloutArm({ backend: 'podman', variant: 'mini-swe-agent' }));
+    const whole = sample('mini-swe-agent');
+    const truncated = await readTrajectory(collectedOf({ [source.path]: whole.subarray(0, whole.length - 40) }), source, 'p');
+    expect(truncated.problem).toMatch(/mini-swe-agent trajectory does not parse: .*not valid JSON/);
+    expect(truncated.content).not.toBeNull(); // kept as evidence of what broke
+    const missing = await readTrajectory(collectedOf({ [NATIVE_COLLECT_ERROR]: '0 session files matched /tmp/agent-home.x/**/trajectory.json: \n' }), source, 'p');
+    expect(missing).toMatchObject({ content: null, messages: null });
+    expect(missing.problem).toMatch(/no native trajectory at \.sandbench-rollout\/native\/mini-trajectory\.json .*0 session files matched/);
+  });
+
+  it('the built-in agent is checked by the same rule (mini-swe-agent format)', async () => {
+    const source = trajectorySource(parseRolloutArm({ backend: 'host', variant: 'builtin' }));
+    const codexInstead = await readTrajectory(collectedOf({ [source.path]: sample('codex') }), source, 'p');
+    expect(codexInstead.problem).toMatch(/does not parse/);
+    expect(AGENTS.codex.name).toBe('codex');
+  });
+});
+
+describe('sandbox PSS and its scope', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+  });
+  const sleeper = () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(child);
+    return child.pid!;
+  };
+
+  it('adds the processes outside the launched tree once the probe names them, and says so', async () => {
+    const launched = sleeper();
+    const outside = sleeper();
+    let asked = 0;
+    const sampler = startSandboxPss(
+      {
+        launched: () => [launched],
+        detached: async () => {
+          asked += 1;
+          // not up on the first ask, like a container the engine is still creating
+          return asked === 1 ? { init: null, supervisor: null, supervisorKind: 'conmon' } : { init: outside, supervisor: null, supervisorKind: 'conmon' };
+        },
+      },
+      20,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const report = sampler.stop();
+    expect(report.samples).toBeGreaterThan(3);
+    expect(report.scope).toBe('launched tree (sleep) + container tree');
+    expect(report.detachedPeakKiB).toBeGreaterThan(0);
+    expect(report.peakKiB!).toBeGreaterThan(report.launchedPeakKiB!);
+  });
+
+  it('without a container the scope is the launched tree; an unresolved container is said to be missing', async () => {
+    const launched = sleeper();
+    const plain = startSandboxPss({ launched: () => [launched] }, 20);
+    const unresolved = startSandboxPss({ launched: () => [launched], detached: async () => ({ init: null, supervisor: null, supervisorKind: 'containerd-shim' }) }, 20);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(plain.stop()).toMatchObject({ scope: 'launched tree (sleep)', detachedPeakKiB: null });
+    const report = unresolved.stop();
+    expect(report.scope).toMatch(/only: the container's processes were not found/);
+    expect(report.peakKiB).toBe(report.launchedPeakKiB);
+  });
+});
+
+describe('rollout section units', () => {
+  it('durations and sizes survive the re-validation every run does (500 ms stays 500 ms, not 500 s)', () => {
+    const spec = parseSpecText('t.yaml', 'name: t\nexperiment: rollout\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 60s\nrollout:\n  tool_timeout: 20s\n  budget_memory: 1GiB\n', SPEC_KINDS);
+    const again = applyOverrides('t.yaml', spec, {}, SPEC_KINDS);
+    expect(rolloutOptions(again)).toMatchObject({ pss_interval: 500, tool_timeout: 20_000, scoring_timeout: 60_000, budget_memory: 1024, vm_memory: 256 });
+    expect(rolloutOptions(applyOverrides('t.yaml', again, {}, SPEC_KINDS))).toEqual(rolloutOptions(spec));
+  });
+});
