@@ -14,6 +14,7 @@ import { AGENT_FORMATS, isReplayAgent } from './agents.ts';
 import { EFFECTS_PREFIX_CALLS } from './reexecute/effects-task.ts';
 import { BUILTIN_FIX_PREFIX_CALLS } from './reexecute/builtin-fix-task.ts';
 import { REPLAY_CALLS_FILE, REPLAY_ONLY_SUMMARY_FILE, replayOnlyAnalysis } from './reexecute/replay-only-analysis.ts';
+import { continuationAnalysis, REPLAY_CONTINUATION_FILE } from './reexecute/continuation-analysis.ts';
 
 export const REPLAY_SUMMARY_FILE = 'replay-summary.csv';
 
@@ -85,7 +86,8 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   const files = new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]);
   if (!replayOnly) return { files, evidence };
   const more = replayOnlyAnalysis(input, [...byArm(input.records).values()].flatMap(latest), scope, replay.branch_point_references ?? []);
-  return { files: new Map([...files, ...more.files]), evidence: [...evidence, ...more.evidence], tables: more.tables };
+  const continued = replay.mode === 'continue' ? continuationAnalysis([...byArm(input.records).values()].flatMap(latest)) : { files: new Map<string, string>(), tables: [] };
+  return { files: new Map([...files, ...more.files, ...continued.files]), evidence: [...evidence, ...more.evidence], tables: [...(more.tables ?? []), ...continued.tables] };
 }
 
 export const replayKindAnalysis: KindAnalysis = {
@@ -93,6 +95,6 @@ export const replayKindAnalysis: KindAnalysis = {
   topic: 'replay_prefix',
   // A subject's process from launch to exit: the preparation time the study publishes.
   primaryMetrics: ['completion_ms'],
-  files: [REPLAY_SUMMARY_FILE, REPLAY_ONLY_SUMMARY_FILE, REPLAY_CALLS_FILE],
+  files: [REPLAY_SUMMARY_FILE, REPLAY_ONLY_SUMMARY_FILE, REPLAY_CALLS_FILE, REPLAY_CONTINUATION_FILE],
   extension: replayAnalysis,
 };

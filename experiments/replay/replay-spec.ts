@@ -34,10 +34,11 @@ export const ReplaySpecSchema = z
     scoring_backend: z.enum(BACKENDS).default('staged'),
     scoring_timeout: duration.default(60_000),
     /** Mode continue: who continues from the replayed prefix. `builtin-agent` (agent.py
-     *  --resume-from, every format) or `codex`: the agent layer's codex (0.169.0) through its native
-     *  `codex exec resume`, from a session seeded with the replayed prefix (codex-format trajectories
-     *  only; reexecute/cli-resume/). */
-    continue_with: z.enum(['builtin-agent', 'codex']).default('builtin-agent'),
+     *  --resume-from, every format), `codex` (the agent layer's codex 0.169.0 through `codex exec
+     *  resume`, codex-format trajectories only) or `claude` (the layer's Claude Code 2.1.332 through
+     *  `claude --resume`, claude-code-format only), each from a session seeded with the replayed
+     *  prefix (reexecute/cli-resume/). */
+    continue_with: z.enum(['builtin-agent', 'codex', 'claude']).default('builtin-agent'),
     /** pvisor-replay --replay-only needs the exact agent release a format pins (codex 0.149.0, ...):
      *  agent → that executable. Agents without one have no pvisor-replay arm (reason recorded). */
     pvisor_agent_entrypoints: z.record(z.string(), z.string().min(1)).default({}),
@@ -59,9 +60,9 @@ export const ReplaySpecSchema = z
       .default([]),
   })
   .strict()
-  .refine((replay) => replay.continue_with === 'builtin-agent' || (replay.mode === 'continue' && replay.agents.every((agent) => agent === replay.continue_with)), {
+  .refine((replay) => replay.continue_with === 'builtin-agent' || (replay.mode === 'continue' && replay.agents.every((agent) => agent === (replay.continue_with === 'claude' ? 'claude-code' : replay.continue_with))), {
     path: ['continue_with'],
-    message: 'continue_with: codex resumes codex-format prefixes only and needs mode: continue; set agents: [codex] and mode: continue, or continue_with: builtin-agent',
+    message: 'continue_with: codex / claude resume their own format\'s prefixes only and need mode: continue; set mode: continue and agents: [codex] (continue_with: codex) or [claude-code] (continue_with: claude), or continue_with: builtin-agent',
   });
 
 export type ReplaySpec = z.output<typeof ReplaySpecSchema>;

@@ -25,9 +25,9 @@ import { runReplayOnly } from './replay-only-trial.ts';
 import { dropContinueReward, prepareContinueReward, withReward } from './continue-reward.ts';
 import { continuationJudge, continuationScript, continueTaskId } from './continuation.ts';
 import { MODEL_JOURNAL_FILE, startModelService, type ModelService } from '../../../services/model/index.ts';
-import { AGENTS } from '../../agent/agents.ts';
 import { ensureLayer } from '../../agent/layers.ts';
-import { buildCodexResumeSupport, codexContinuationJudge, codexResumeTask, REQUEST_BODIES_FILE, type CodexResumeSupport } from './cli-resume/codex-continuation.ts';
+import { buildResumeSupport, cliContinuationJudge, resumeTask, REQUEST_BODIES_FILE, type ResumeSupport } from './cli-resume/cli-continuation.ts';
+import { RESUME_CLIS } from './cli-resume/resume-clis.ts';
 
 export const PVISOR_SUBJECT = 'pvisor-replay';
 
@@ -74,8 +74,8 @@ export function buildReplayOnlyPlan(spec: Spec): Plan {
 const inputsCache = new Map<string, Promise<ReplayInputs>>();
 /** Mode continue: the run's model service (one for every trial; traffic split by attempt). */
 const services = new Map<string, ModelService>();
-/** Mode continue with `continue_with: codex`: the run's codex layer, seeder and session templates. */
-const codexSupport = new Map<string, CodexResumeSupport>();
+/** Mode continue with `continue_with: codex | claude`: the run's CLI layer, seeder and session templates. */
+const cliSupport = new Map<string, ResumeSupport>();
 
 async function inputsFor(ctx: ExperimentContext): Promise<ReplayInputs> {
   let pending = inputsCache.get(ctx.run.runId);
@@ -92,16 +92,18 @@ export async function prepareReplayOnly(ctx: ExperimentContext): Promise<void> {
   const inputs = await inputsFor(ctx);
   await prepareContinueReward(ctx);
   mkdirSync(join(ctx.bundleDir, 'replay'), { recursive: true });
-  const viaCodex = replaySection(ctx.spec).mode === 'continue' && replaySection(ctx.spec).continue_with === 'codex';
-  if (viaCodex && !codexSupport.has(ctx.run.runId)) {
-    const layer = await ensureLayer(ctx.run.stateDir, AGENTS.codex, ctx.run.log);
-    codexSupport.set(ctx.run.runId, buildCodexResumeSupport(join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'codex-resume'), inputs.prefixes.values(), layer));
+  const continueWith = replaySection(ctx.spec).continue_with;
+  const viaCli = replaySection(ctx.spec).mode === 'continue' && continueWith !== 'builtin-agent';
+  if (viaCli && !cliSupport.has(ctx.run.runId)) {
+    const cli = RESUME_CLIS[continueWith as keyof typeof RESUME_CLIS];
+    const layer = await ensureLayer(ctx.run.stateDir, cli.agent, ctx.run.log);
+    cliSupport.set(ctx.run.runId, buildResumeSupport(join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'cli-resume'), inputs.prefixes.values(), layer, cli));
   }
   if (replaySection(ctx.spec).mode === 'continue' && !services.has(ctx.run.runId)) {
     const socketDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'model');
     mkdirSync(socketDir, { recursive: true });
-    // codex's continuation is judged from what it sent: keep the request bodies beside the journal
-    const bodies = viaCodex ? { requestBodiesPath: join(ctx.bundleDir, REQUEST_BODIES_FILE) } : {};
+    // a CLI's continuation is judged from what it sent: keep the request bodies beside the journal
+    const bodies = viaCli ? { requestBodiesPath: join(ctx.bundleDir, REQUEST_BODIES_FILE) } : {};
     const service = await startModelService({ script: continuationScript(inputs.prefixes.values()), socketDir, port: 0, slots: 2, journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE), ...bodies });
     services.set(ctx.run.runId, service);
     ctx.run.cleanup.register('process', 'replay continue model service', () => service.close());
@@ -110,11 +112,11 @@ export async function prepareReplayOnly(ctx: ExperimentContext): Promise<void> {
   for (const skip of pvisor.skipped) ctx.run.log(`replay-only: no pvisor-replay arm for ${skip.agent}: ${skip.reason}`);
   const status = pvisorReplayStatus();
   const entrypoints = Object.fromEntries(pvisor.agents.map((agent) => [agent, pvisorEntrypoint(ctx.spec, agent)!]));
-  const codex = codexSupport.get(ctx.run.runId);
+  const cli = cliSupport.get(ctx.run.runId);
   const subjects = {
     mode: replaySection(ctx.spec).mode,
     continue_with: replaySection(ctx.spec).mode === 'continue' ? replaySection(ctx.spec).continue_with : null,
-    ...(codex ? { codex_resume: { layer: codex.layerMount.contentKey, reported_version: codex.layer.meta.reported_version, support: codex.mount.contentKey, bridge: [...codex.templates.values()][0]?.template.bridged_from ?? null } } : {}),
+    ...(cli ? { cli_resume: { cli: cli.cli.name, layer: cli.layerMount.contentKey, reported_version: cli.layer.meta.reported_version, support: cli.mount.contentKey, bridge: [...cli.templates.values()][0]?.template.bridged_from ?? null } } : {}),
     sandbench: { replayer: 'experiments/replay/reexecute/replay-driver.py', sha256: await sha256File(join(inputs.mount.source, 'replay-driver.py')), mount: inputs.mount.contentKey },
     pvisor_replay: { ...status, agents: pvisor.agents, skipped: pvisor.skipped, entrypoints: Object.fromEntries(await Promise.all(Object.entries(entrypoints).map(async ([a, p]) => [a, { path: p, sha256: await sha256File(p).catch(() => null) }]))) },
   };
@@ -152,10 +154,10 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
   };
   const service = services.get(ctx.run.runId);
   const attempt = planned.trial_id.replace(/[^A-Za-z0-9_.-]/g, '_');
-  const codex = codexSupport.get(ctx.run.runId);
+  const cli = cliSupport.get(ctx.run.runId);
   const service_ = service ? { name: 'model', socketPath: service.socketPath, ...(service.port ? { tcp: { host: '127.0.0.1', port: service.port } } : {}) } : undefined;
-  const task: TaskCommand = service && codex
-    ? codexResumeTask(codex, input, inputs.mount, `/t/${continueTaskId(input)}/a/${attempt}`, service_)
+  const task: TaskCommand = service && cli
+    ? resumeTask(cli, input, inputs.mount, `/t/${continueTaskId(input)}/a/${attempt}`, service_)
     : service
     ? {
         argv: ['/bin/sh', `${inputs.mount.target}/continue.sh`, input.callsTarget],
@@ -165,7 +167,7 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
         service: { name: 'model', socketPath: service.socketPath, ...(service.port ? { tcp: { host: '127.0.0.1', port: service.port } } : {}) },
       }
     : { argv: ['python3', `${inputs.mount.target}/replay-driver.py`, input.callsTarget], env: {}, stdin: 'none', mounts: [inputs.mount] };
-  const continuation = service && codex ? codexContinuationJudge(input, codex, service.journalPath, join(ctx.bundleDir, REQUEST_BODIES_FILE), attempt) : service ? continuationJudge(input, service.journalPath, attempt) : undefined;
+  const continuation = service && cli ? cliContinuationJudge(input, cli, service.journalPath, join(ctx.bundleDir, REQUEST_BODIES_FILE), attempt) : service ? continuationJudge(input, service.journalPath, attempt) : undefined;
   try {
     return await runReplayOnly({ planned, ctx, input, task, executor, trial, continuation: withReward(ctx, planned, input, continuation), record: { ...record, facts: { ...record.facts, backend: planned.arm.backend } } });
   } catch (error) {
@@ -180,7 +182,7 @@ export async function runReplayOnlyTrial(planned: PlannedTrial, ctx: ExperimentC
 export async function dropReplayOnly(ctx: ExperimentContext): Promise<void> {
   inputsCache.delete(ctx.run.runId);
   dropContinueReward(ctx);
-  codexSupport.delete(ctx.run.runId);
+  cliSupport.delete(ctx.run.runId);
   const service = services.get(ctx.run.runId);
   services.delete(ctx.run.runId);
   await service?.close();

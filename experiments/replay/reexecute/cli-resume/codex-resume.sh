@@ -9,7 +9,7 @@
 # the trial and the session file codex appends to is collected with the workspace.
 #   usage: codex-resume.sh CALLS_FILE TEMPLATE
 #   env:   SANDBENCH_AGENT_LAYER (bin/codex), SANDBENCH_MODEL_ROUTE, SANDBENCH_SERVICE_URL or SANDBENCH_SERVICE_SOCKET
-#   exit:  95 the replay, 96/97 the forwarder, 98 seeding, 2 codex failed (SANDBENCH_CODEX_EXIT <rc> on stderr), else 0
+#   exit:  95 the replay, 96/97 the forwarder, 98 seeding, 2 codex failed (SANDBENCH_CLI_EXIT <rc> on stderr), else 0
 set -u
 support=$(dirname "$0")
 meta=.sandbench-replay
@@ -67,5 +67,5 @@ echo "SEEDED_SESSION $session"
 "$SANDBENCH_AGENT_LAYER/bin/codex" exec resume --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
   "$session" "Continue the task from where it stopped." < /dev/null
 code=$?
-[ "$code" -ne 0 ] && echo "SANDBENCH_CODEX_EXIT $code" >&2 && finish 2
+[ "$code" -ne 0 ] && echo "SANDBENCH_CLI_EXIT $code" >&2 && finish 2
 finish 0

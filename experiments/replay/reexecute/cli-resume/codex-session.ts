@@ -41,8 +41,9 @@ export interface CodexSessionTemplate {
   dropped: string[];
 }
 
-/** Why a prefix cannot be written as a codex session: a categorized setup failure, never a guess. */
-export class CodexSessionError extends Error {}
+/** Why a prefix cannot be written as a CLI's session: a categorized setup failure, never a guess. */
+export class SessionBridgeError extends Error {}
+export const CodexSessionError = SessionBridgeError;
 
 export function codexSessionTemplate(messages: readonly CanonicalMessage[], meta: Omit<CodexSessionTemplate['bridged_from'], 'format' | 'canonical_schema'>, cliVersion: string): CodexSessionTemplate {
   const items: Item[] = [];
@@ -54,12 +55,12 @@ export function codexSessionTemplate(messages: readonly CanonicalMessage[], meta
     else if (message.role === 'assistant') {
       if (message.text) items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.text }] });
       for (const call of message.tool_calls) {
-        if (call.kind !== 'shell') throw new CodexSessionError(`call ${call.id} (${call.native_name}) at ${message.native_ref} is not a shell call; codex ${cliVersion}'s ${CODEX_SHELL_TOOL} cannot carry it`);
+        if (call.kind !== 'shell') throw new SessionBridgeError(`call ${call.id} (${call.native_name}) at ${message.native_ref} is not a shell call; codex ${cliVersion}'s ${CODEX_SHELL_TOOL} cannot carry it`);
         items.push({ type: 'function_call', name: CODEX_SHELL_TOOL, arguments: JSON.stringify({ cmd: call.command }), call_id: call.id });
         calls.push(call.id);
       }
     } else {
-      if (!calls.includes(message.call_id)) throw new CodexSessionError(`tool result ${message.call_id} at ${message.native_ref} answers no call of the prefix`);
+      if (!calls.includes(message.call_id)) throw new SessionBridgeError(`tool result ${message.call_id} at ${message.native_ref} answers no call of the prefix`);
       items.push({ type: 'function_call_output', call_id: message.call_id, output: null });
     }
   }
@@ -68,7 +69,7 @@ export function codexSessionTemplate(messages: readonly CanonicalMessage[], meta
 
 /** The template of one codex-format trajectory of the run: parsed, cut after the ground truth's step. */
 export function templateForEntry(entry: FixtureEntry, cliVersion: string): CodexSessionTemplate {
-  if (entry.agent !== 'codex') throw new CodexSessionError(`trajectory ${entry.bundlePath} is ${entry.agent}-format; codex resume reads codex-format prefixes only`);
+  if (entry.agent !== 'codex') throw new SessionBridgeError(`trajectory ${entry.bundlePath} is ${entry.agent}-format; codex resume reads codex-format prefixes only`);
   const history = parseTrajectory('codex', readFileSync(entry.path));
   const prefix = cutAfterStep(history, entry.task.prefixTurns);
   return codexSessionTemplate(prefix.messages, { recorded_version: history.source.recorded_version, modelled_version: history.source.modelled_version, session_id: history.source.session_id, after_step: prefix.afterStep }, cliVersion);

@@ -55,3 +55,35 @@ export function sentPrefix(body: string, prefixCalls: readonly string[], prompt:
   while (prefixCallsSent < prefixCalls.length && order[prefixCallsSent] === prefixCalls[prefixCallsSent] && answered.has(prefixCalls[prefixCallsSent]!)) prefixCallsSent += 1;
   return { prefixCallsSent, toolResults, promptSent, outputs };
 }
+
+/** The same reading of an Anthropic Messages body (Claude Code): `tool_use` blocks in assistant messages, `tool_result` blocks in user messages. */
+export function sentAnthropicPrefix(body: string, prefixCalls: readonly string[], prompt: string): SentPrefix {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return { prefixCallsSent: 0, toolResults: 0, promptSent: false, outputs: new Map() };
+  }
+  const messages = isObject(doc) && Array.isArray(doc.messages) ? doc.messages.filter(isObject) : [];
+  const order: string[] = [];
+  const answered = new Set<string>();
+  const outputs: SentPrefix['outputs'] = new Map();
+  let toolResults = 0;
+  let promptSent = false;
+  for (const message of messages) {
+    if (message.role === 'user' && textOf(message.content) === prompt) promptSent = true;
+    const blocks = Array.isArray(message.content) ? message.content.filter(isObject) : [];
+    for (const block of blocks) {
+      if (message.role === 'assistant' && block.type === 'tool_use' && typeof block.id === 'string') order.push(block.id);
+      else if (message.role === 'user' && block.type === 'tool_result') {
+        toolResults += 1;
+        if (typeof block.tool_use_id !== 'string' || !order.includes(block.tool_use_id)) continue;
+        answered.add(block.tool_use_id);
+        outputs.set(block.tool_use_id, { output: textOf(block.content), exitCode: null, enveloped: false });
+      }
+    }
+  }
+  let prefixCallsSent = 0;
+  while (prefixCallsSent < prefixCalls.length && order[prefixCallsSent] === prefixCalls[prefixCallsSent] && answered.has(prefixCalls[prefixCallsSent]!)) prefixCallsSent += 1;
+  return { prefixCallsSent, toolResults, promptSent, outputs };
+}

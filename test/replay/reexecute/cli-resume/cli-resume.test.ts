@@ -1,10 +1,11 @@
 /**
- * Continuation through codex's native resume (issue 19): the bridge from the 0.149.0-format
- * trajectory to the layer's 0.169.0 session (pure), what a request body says about the prefix it
- * carried (pure), and real trials: the replay on the host and staged backends, then the agent
- * layer's codex resuming the seeded session against a real model service. The continuation must
- * send the REPLAYED fresh observation and the whole prefix; a session the CLI cannot read is
- * setup_failed with codex's own message, not a crash.
+ * Continuation through a real CLI's native resume (issue 19): the bridges from the pinned-format
+ * trajectories (codex 0.149.0, Claude Code 2.1.220) to the layers' sessions (codex 0.169.0, Claude
+ * Code 2.1.332) (pure), what a request body says about the prefix it carried (pure), and real
+ * trials per CLI: the replay on the host and staged backends, then the agent layer's CLI resuming the
+ * seeded session against a real model service. The continuation must send the REPLAYED fresh
+ * observation and the whole prefix; a client sending the historical one is judged historical; a
+ * session the CLI cannot read is setup_failed with the CLI's own message, not a crash.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,13 +22,14 @@ import { ImageSpecSchema } from '../../../../harness/spec/schema.ts';
 import { createHostExecutor } from '../../../../executors/host.ts';
 import { createStagedExecutor } from '../../../../executors/staged.ts';
 import { startModelService, type ModelService } from '../../../../services/model/index.ts';
-import { AGENTS } from '../../../../experiments/agent/agents.ts';
 import { ensureLayer } from '../../../../experiments/agent/layers.ts';
 import type { CanonicalMessage } from '../../../../experiments/replay/canonical-history.ts';
 import { GENERATORS } from '../../../../experiments/replay/generate/index.ts';
-import { buildCodexResumeSupport, codexContinuationJudge, codexResumeTask, type CodexResumeSupport } from '../../../../experiments/replay/reexecute/cli-resume/codex-continuation.ts';
+import { buildResumeSupport, cliContinuationJudge, resumeTask, type ResumeSupport } from '../../../../experiments/replay/reexecute/cli-resume/cli-continuation.ts';
+import { claudeTemplateForEntry } from '../../../../experiments/replay/reexecute/cli-resume/claude-session.ts';
+import { RESUME_CLIS, type ResumeCli } from '../../../../experiments/replay/reexecute/cli-resume/resume-clis.ts';
 import { CodexSessionError, codexSessionTemplate, templateForEntry, unwrapExecOutput } from '../../../../experiments/replay/reexecute/cli-resume/codex-session.ts';
-import { sentPrefix } from '../../../../experiments/replay/reexecute/cli-resume/request-prefix.ts';
+import { sentAnthropicPrefix, sentPrefix } from '../../../../experiments/replay/reexecute/cli-resume/request-prefix.ts';
 import { continuationScript, continueTaskId } from '../../../../experiments/replay/reexecute/continuation.ts';
 import { effectsTask } from '../../../../experiments/replay/reexecute/effects-task.ts';
 import { buildReplayInputs, type PrefixInput, type ReplayInputs } from '../../../../experiments/replay/reexecute/replay-inputs.ts';
@@ -36,9 +38,14 @@ import { writeBaseline, type FixtureEntry } from '../../../../experiments/replay
 
 const root = mkdtempSync(join(tmpdir(), 'sandbench-codex-resume-test-'));
 const task = effectsTask(0, 20261006);
-const trajectory = GENERATORS.codex(task);
-const entry: FixtureEntry = { agent: 'codex', index: 0, path: join(root, 'task-0.jsonl'), bundlePath: 'task-0.jsonl', sha256: createHash('sha256').update(trajectory).digest('hex'), task, workspace: join(root, 'baseline'), workspaceDigest: '' };
-writeFileSync(entry.path, trajectory);
+function fixtureEntry(agent: 'codex' | 'claude-code'): FixtureEntry {
+  const text = GENERATORS[agent](task);
+  const path = join(root, `${agent}-task-0.jsonl`);
+  writeFileSync(path, text);
+  return { agent, index: 0, path, bundlePath: `${agent}-task-0.jsonl`, sha256: createHash('sha256').update(text).digest('hex'), task, workspace: join(root, 'baseline'), workspaceDigest: '' };
+}
+const entry = fixtureEntry('codex');
+const claudeEntry = fixtureEntry('claude-code');
 
 describe('the bridge: codex 0.149.0 trajectory → canonical history → codex 0.169.0 session', () => {
   it('writes the prompt, each turn text, call and result slot, and names what it bridged', () => {
@@ -81,29 +88,83 @@ describe('the bridge: codex 0.149.0 trajectory → canonical history → codex 0
     expect(sent.outputs.get('b')).toEqual({ output: 'raw B', exitCode: null, enveloped: false });
     expect(sentPrefix('not json', calls, 'the prompt').prefixCallsSent).toBe(0);
   });
+
+  it('Claude Code 2.1.220 → 2.1.332: one event per message, tool-result slots, the whole prefix counted from a Messages body', () => {
+    const template = claudeTemplateForEntry(claudeEntry, '2.1.332');
+    expect(template.bridged_from).toMatchObject({ format: 'claude-code', recorded_version: '2.1.220', after_step: 7 });
+    expect(template.calls).toHaveLength(7);
+    expect(template.messages[0]).toEqual({ role: 'user', content: task.userText });
+    expect(template.messages).toHaveLength(1 + 7 * 2);
+    const messages = [
+      { role: 'user', content: 'the prompt' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Bash', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'A' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'Bash', input: {} }] },
+    ];
+    const sent = sentAnthropicPrefix(JSON.stringify({ messages }), ['a', 'b'], 'the prompt');
+    expect(sent).toMatchObject({ prefixCallsSent: 1, toolResults: 1, promptSent: true });
+    expect(sent.outputs.get('a')?.output).toBe('A');
+  });
 });
 
-describe('codex exec resume of a session seeded from the replayed prefix (real CLI, real model service)', () => {
+interface CliCase {
+  cli: ResumeCli;
+  entry: FixtureEntry;
+  /** A request body a client would send with these tool results (for the negative control). */
+  body(input: PrefixInput, output: (call: PrefixInput['calls'][number]) => string): { path: string; body: unknown };
+  /** A template the CLI cannot read, and the CLI's refusal in its own words. */
+  unreadable(template: Record<string, unknown>): Record<string, unknown>;
+  refusal: RegExp;
+}
+
+const CASES: CliCase[] = [
+  {
+    cli: RESUME_CLIS.codex,
+    entry,
+    body: (input, output) => {
+      const items: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: task.userText }] }];
+      for (const call of input.calls) items.push({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: call.command }), call_id: call.id }, { type: 'function_call_output', call_id: call.id, output: `Chunk ID: 000000\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\n${output(call)}` });
+      return { path: '/v1/responses', body: { model: 'fake-model', input: items, tools: [{ type: 'function', name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } }], stream: false } };
+    },
+    // a session_meta codex 0.169.0 cannot deserialize (cli_version must be a string)
+    unreadable: (template) => ({ ...template, cli_version: 169 }),
+    refusal: /codex refused the seeded session.*does not start with session metadata/,
+  },
+  {
+    cli: RESUME_CLIS.claude,
+    entry: claudeEntry,
+    body: (input, output) => {
+      const messages: unknown[] = [{ role: 'user', content: task.userText }];
+      for (const call of input.calls) messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: 'Bash', input: { command: call.command } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: output(call) }] });
+      return { path: '/v1/messages', body: { model: 'fake-model', max_tokens: 100, messages, tools: [{ name: 'Bash', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }], stream: false } };
+    },
+    // no user or assistant event, only a queue-operation line: nothing Claude Code can resume
+    unreadable: (template) => ({ ...template, messages: [{ role: 'queue-operation', content: 'nothing to resume' }] }),
+    refusal: /claude refused the seeded session.*No conversation found/,
+  },
+];
+
+
+describe.each(CASES)('$cli.name: native resume of a session seeded from the replayed prefix (real CLI, real model service)', ({ cli, entry, body: requestBody, unreadable, refusal }) => {
   let service: ModelService;
   let inputs: ReplayInputs;
   let input: PrefixInput;
-  let support: CodexResumeSupport;
+  let support: ResumeSupport;
   let image: RunContext['image'];
   const staged = createStagedExecutor();
-  const bodiesPath = join(root, 'model-requests.jsonl');
+  const bodiesPath = join(root, `${cli.name}-model-requests.jsonl`);
   beforeAll(async () => {
     await writeBaseline(entry.workspace, task);
     image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}));
-    inputs = buildReplayInputs(join(root, 'scratch'), [entry], true);
-    input = inputs.prefixes.get('codex/0')!;
-    const layer = await ensureLayer(stateDir(), AGENTS.codex, () => undefined);
-    support = buildCodexResumeSupport(join(root, 'codex-resume'), [input], layer);
-    service = await startModelService({ script: continuationScript([input]), socketDir: join(root, 'model'), port: 0, slots: 2, journalPath: join(root, 'model-journal.jsonl'), requestBodiesPath: bodiesPath });
+    inputs = buildReplayInputs(join(root, `${cli.name}-scratch`), [entry], true);
+    input = inputs.prefixes.get(`${entry.agent}/0`)!;
+    const layer = await ensureLayer(stateDir(), cli.agent, () => undefined);
+    support = buildResumeSupport(join(root, `${cli.name}-resume`), [input], layer, cli);
+    service = await startModelService({ script: continuationScript([input]), socketDir: join(root, `${cli.name}-model`), port: 0, slots: 2, journalPath: join(root, `${cli.name}-model-journal.jsonl`), requestBodiesPath: bodiesPath });
   }, 600_000);
   afterAll(async () => {
     await service?.close();
     await staged.teardown();
-    rmSync(root, { recursive: true, force: true });
   });
 
   async function trial(name: string, executor: Executor) {
@@ -111,12 +172,12 @@ describe('codex exec resume of a session seeded from the replayed prefix (real C
     const run: RunContext = { runId: name, image, cleanup, log: () => undefined, stateDir: root, options: {} };
     const ctx = { run, spec: {}, bundleDir: root, executorFor: () => executor } as unknown as ExperimentContext;
     await executor.prepare(run);
-    const trialDir = join(root, name);
+    const trialDir = join(root, `${cli.name}-${name}`);
     mkdirSync(trialDir, { recursive: true });
     const t: TrialContext = { run, trialId: name, baselineWorkspace: entry.workspace, trialDir, timeoutMs: 60_000, controls: { cpus: null, memoryMiB: null }, budget: null };
     const serviceRef = { name: 'model', socketPath: service.socketPath, ...(service.port ? { tcp: { host: '127.0.0.1', port: service.port } } : {}) };
-    const command = codexResumeTask(support, input, inputs.mount, `/t/${continueTaskId(input)}/a/${name}`, serviceRef);
-    const continuation = codexContinuationJudge(input, support, service.journalPath, bodiesPath, name);
+    const command = resumeTask(support, input, inputs.mount, `/t/${continueTaskId(input)}/a/${name}`, serviceRef);
+    const continuation = cliContinuationJudge(input, support, service.journalPath, bodiesPath, name);
     const planned = { trial_id: name, block: 0, position: 0, warmup: false, arm: { backend: 'host', variant: 'codex' }, seed: 1 };
     try {
       return await runReplayOnly({ planned, ctx, input, task: command, executor, trial: t, continuation, record: plannedRecord(name, 'replay', planned) });
@@ -135,7 +196,7 @@ describe('codex exec resume of a session seeded from the replayed prefix (real C
     expect(record.metrics.continuation_first_request_ms).toBeGreaterThan(0);
   };
 
-  it('host: codex continues from the replayed prefix, sends the replayed fresh observation and the whole prefix', async () => {
+  it('host: the CLI continues from the replayed prefix, sends the replayed fresh observation and the whole prefix', async () => {
     expectContinued(await trial('host-ok', createHostExecutor()));
   }, 90_000);
 
@@ -146,38 +207,35 @@ describe('codex exec resume of a session seeded from the replayed prefix (real C
   }, 90_000);
 
   it('negative control: a client that sends the HISTORICAL fresh observation is judged historical, not replayed', async () => {
-    const attempt = 'neg-historical';
-    const envelope = (text: string) => `Chunk ID: 000000\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\n${text}`;
-    const items: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: task.userText }] }];
-    for (const call of input.calls) items.push({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: call.command }), call_id: call.id }, { type: 'function_call_output', call_id: call.id, output: envelope(call.observation) });
-    const tools = [{ type: 'function', name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } }];
+    const attempt = `neg-historical-${cli.name}`;
     const tSpawnNs = process.hrtime.bigint();
-    const response = await fetch(`http://127.0.0.1:${service.port}/t/${continueTaskId(input)}/a/${attempt}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fake-model', input: items, tools, stream: false }) });
-    expect(response.status).toBe(200);
-    await response.text();
+    const request = requestBody(input, (call) => call.observation);
+    const response = await fetch(`http://127.0.0.1:${service.port}/t/${continueTaskId(input)}/a/${attempt}${request.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
+    expect(response.status, await response.text()).toBe(200);
     // the replay produced fresh output for the fresh call, the recorded text for every other
     const report = { calls: input.calls.map((c, index) => ({ index, id: c.id, exitCode: 0, durationMs: 1, output: c.fresh ? '2099-01-01T00:00:00.000000000Z\n' : c.observation })), ready: [], results: [], problems: [] };
     const lines = [{ stream: 'stdout' as const, text: 'CONTINUE_START', tNs: tSpawnNs }];
     const running = { tSpawnNs, lines, exit: Promise.resolve({ exitCode: 0, signal: null, tExitNs: process.hrtime.bigint(), timedOut: false }) } as never;
-    const verdict = await codexContinuationJudge(input, support, service.journalPath, bodiesPath, attempt).judge(lines, running, {} as never, report);
+    const verdict = await cliContinuationJudge(input, support, service.journalPath, bodiesPath, attempt).judge(lines, running, {} as never, report);
     expect(verdict.facts.continuation_saw).toBe('historical');
     expect(verdict.validity.continuation_saw_replayed).toBe('fail');
     expect(verdict.facts.continuation_prefix_calls_sent).toBe(7);
   });
 
-  it('a session the CLI cannot read is setup_failed with codex\'s own message, not a crash', async () => {
-    const path = support.templates.get('codex/0')!.target.replace(support.mount.target, support.mount.source);
+  it('a session the CLI cannot read is setup_failed with the CLI\'s own message, not a crash', async () => {
+    const path = support.templates.get(`${entry.agent}/0`)!.target.replace(support.mount.target, support.mount.source);
     const good = readFileSync(path, 'utf8');
-    // a session_meta codex 0.169.0 cannot deserialize (cli_version must be a string)
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(good), cli_version: 169 }));
+    writeFileSync(path, JSON.stringify(unreadable(JSON.parse(good))));
     try {
       const record = await trial('host-refused', createHostExecutor());
       expect(record.outcome).toBe('failed');
       expect(record.failure_category).toBe('setup_failed');
       expect(record.facts.continuation_failure).toBe('session_refused');
-      expect(record.notes.join(' ')).toMatch(/codex refused the seeded session.*session metadata/);
+      expect(record.notes.join(' ')).toMatch(refusal);
     } finally {
       writeFileSync(path, good);
     }
   }, 90_000);
 });
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,21 +1,22 @@
 /**
- * Mode `continue` through codex's native resume (issue 19, `replay.continue_with: codex`): after the
- * replay, codex (the agent layer's release) resumes a session seeded from the replayed prefix
- * (codex-resume.sh) and continues against the scripted model service, which answers the next turn
- * with the trajectory's future action and then the final text (continuation.ts's script: the same
- * turns the built-in continuation gets, as calls of codex's own exec_command tool).
+ * Mode `continue` through a real CLI's native resume (issue 19, `replay.continue_with: codex |
+ * claude`, resume-clis.ts): after the replay, the agent layer's CLI resumes a session seeded from the
+ * replayed prefix (codex-resume.sh / claude-resume.sh) and continues against the scripted model
+ * service, which answers the next turn with the trajectory's future action and then the final text
+ * (continuation.ts's script: the same turns the built-in continuation gets, as calls of the CLI's
+ * own shell tool).
  *
  * Judged per trial, from the model journal and the recorded body of the first continuation request
  * (the service keeps bodies for this run: request-bodies.ts):
- *   - continuation_saw: did codex send the REPLAYED output of the fresh-marked call, or the
+ *   - continuation_saw: did the CLI send the REPLAYED output of the fresh-marked call, or the
  *     historical text (the same field the built-in continuation records);
  *   - continuation_prefix_calls_sent / _whole_prefix: the request carried every prefix call with
  *     its result, in order, and the prompt (turn count = its tool results);
- *   - the scripted requests (turns 7 and 8), the marker the future action writes from the replayed
- *     state, first_continuation_request_ms (launch → first request) and continuation_first_request_ms
+ *   - the scripted requests (effects: turns 7 and 8), the marker the future action writes from the
+ *     replayed state (builtin-fix: the task's evaluator scores it, continue-reward.ts), first_continuation_request_ms (launch → first request) and continuation_first_request_ms
  *     (CONTINUE_START → first request).
- * A codex that refuses the seeded session (exits without reaching the model) is `setup_failed`
- * with codex's own message (`continuation_failure: session_refused`), never a crash.
+ * A CLI that refuses the seeded session (exits without reaching the model) is `setup_failed`
+ * with its own message (`continuation_failure: session_refused`), never a crash.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,59 +30,60 @@ import { continuationJudge, continueTaskId } from '../continuation.ts';
 import { normalizeObservation } from '../fidelity.ts';
 import type { PrefixInput } from '../replay-inputs.ts';
 import type { ContinuationJudge, DriverReport } from '../replay-only-trial.ts';
-import { templateForEntry, type CodexSessionTemplate } from './codex-session.ts';
-import { sentPrefix } from './request-prefix.ts';
+import type { ResumeCli, SessionTemplate } from './resume-clis.ts';
 
 const HERE = join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute');
-const SOURCES = {
-  'codex-resume.sh': join(HERE, 'cli-resume', 'codex-resume.sh'),
-  'seed-codex-session.py': join(HERE, 'cli-resume', 'seed-codex-session.py'),
+const sources = (cli: ResumeCli) => ({
+  [cli.entry]: join(HERE, 'cli-resume', cli.entry),
+  [cli.seeder]: join(HERE, 'cli-resume', cli.seeder),
   'replay-driver.py': join(HERE, 'replay-driver.py'),
   'forwarder.py': FORWARDER_SCRIPT,
-};
-export const CODEX_RESUME_TARGET = `${SANDBOX_MOUNT_ROOT}/codex-resume`;
-export const CODEX_LAYER_TARGET = `${SANDBOX_MOUNT_ROOT}/agent`;
+});
+export const RESUME_SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/cli-resume`;
+export const RESUME_LAYER_TARGET = `${SANDBOX_MOUNT_ROOT}/agent`;
 /** The body sidecar of the run's model journal (in the bundle, so the verdicts can be re-derived). */
 export const REQUEST_BODIES_FILE = join('replay', 'model-requests.jsonl');
 
-export interface CodexResumeSupport {
+export interface ResumeSupport {
+  cli: ResumeCli;
   mount: SandboxMount;
   layerMount: SandboxMount;
   layer: AgentLayer;
-  templates: Map<string, { template: CodexSessionTemplate; target: string }>;
+  templates: Map<string, { template: SessionTemplate; target: string }>;
 }
 
 /** One read-only directory per run: the entry script, the seeder, the driver, the forwarder and one template per trajectory. */
-export function buildCodexResumeSupport(dir: string, inputs: Iterable<PrefixInput>, layer: AgentLayer): CodexResumeSupport {
+export function buildResumeSupport(dir: string, inputs: Iterable<PrefixInput>, layer: AgentLayer, cli: ResumeCli): ResumeSupport {
   mkdirSync(join(dir, 'templates'), { recursive: true });
   const key = createHash('sha256');
-  for (const [name, source] of Object.entries(SOURCES)) {
+  for (const [name, source] of Object.entries(sources(cli))) {
     copyFileSync(source, join(dir, name));
     key.update(`${name}\0`).update(readFileSync(source));
   }
-  chmodSync(join(dir, 'codex-resume.sh'), 0o755);
-  const templates: CodexResumeSupport['templates'] = new Map();
+  chmodSync(join(dir, cli.entry), 0o755);
+  const templates: ResumeSupport['templates'] = new Map();
   for (const input of inputs) {
-    const template = templateForEntry(input.entry, layer.agent.version);
+    const template = cli.template(input.entry, layer.agent.version);
     const name = `${input.entry.agent}-task-${input.entry.index}.json`;
     const text = `${JSON.stringify(template, null, 2)}\n`;
     writeFileSync(join(dir, 'templates', name), text);
     key.update(`${name}\0${text}`);
-    templates.set(`${input.entry.agent}/${input.entry.index}`, { template, target: `${CODEX_RESUME_TARGET}/templates/${name}` });
+    templates.set(`${input.entry.agent}/${input.entry.index}`, { template, target: `${RESUME_SUPPORT_TARGET}/templates/${name}` });
   }
   return {
-    mount: { source: dir, target: CODEX_RESUME_TARGET, contentKey: `codex-resume-${key.digest('hex').slice(0, 16)}` },
-    layerMount: { source: layer.dir, target: CODEX_LAYER_TARGET, contentKey: layer.contentKey },
+    cli,
+    mount: { source: dir, target: RESUME_SUPPORT_TARGET, contentKey: `${cli.name}-resume-${key.digest('hex').slice(0, 16)}` },
+    layerMount: { source: layer.dir, target: RESUME_LAYER_TARGET, contentKey: layer.contentKey },
     layer,
     templates,
   };
 }
 
-export function codexResumeTask(support: CodexResumeSupport, input: PrefixInput, replayMount: SandboxMount, route: string, service: TaskCommand['service']): TaskCommand {
+export function resumeTask(support: ResumeSupport, input: PrefixInput, replayMount: SandboxMount, route: string, service: TaskCommand['service']): TaskCommand {
   const template = support.templates.get(`${input.entry.agent}/${input.entry.index}`)!;
   return {
-    argv: ['/bin/sh', `${CODEX_RESUME_TARGET}/codex-resume.sh`, input.callsTarget, template.target],
-    env: { SANDBENCH_MODEL_ROUTE: route, SANDBENCH_AGENT_LAYER: CODEX_LAYER_TARGET },
+    argv: ['/bin/sh', `${RESUME_SUPPORT_TARGET}/${support.cli.entry}`, input.callsTarget, template.target],
+    env: { SANDBENCH_MODEL_ROUTE: route, SANDBENCH_AGENT_LAYER: RESUME_LAYER_TARGET },
     stdin: 'none',
     mounts: [replayMount, support.mount, support.layerMount],
     service,
@@ -91,25 +93,27 @@ export function codexResumeTask(support: CodexResumeSupport, input: PrefixInput,
 /** The CLI's own words: its stderr after the replay ended, without sandbench's markers. */
 function cliMessage(lines: readonly OutputLine[]): string {
   const start = lines.findIndex((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START');
-  const after = lines.slice(start + 1).filter((l) => l.stream === 'stderr' && !l.text.startsWith('SANDBENCH_CODEX_EXIT') && l.text.trim() !== '');
+  const after = lines.slice(start + 1).filter((l) => l.stream === 'stderr' && !l.text.startsWith('SANDBENCH_CLI_EXIT') && l.text.trim() !== '');
   // codex prints `Error: …` and then a stack backtrace of `<unknown>` frames: the error line is the message
-  const errors = after.filter((l) => /^(Error|SANDBENCH_SEED_ERROR)\b/.test(l.text));
-  return (errors.length > 0 ? errors : after.slice(-4)).map((l) => l.text.slice(0, 600)).join(' | ') || 'no message on stderr';
+  // (Claude Code: `No conversation found with session ID: …`)
+  const errors = after.filter((l) => /^(Error\b|SANDBENCH_SEED_ERROR\b|No conversation found)/.test(l.text));
+  return (errors.length > 0 ? errors : after.slice(-4)).map((l) => l.text.slice(0, 1500)).join(' | ') || 'no message on stderr';
 }
 
-export function codexContinuationJudge(input: PrefixInput, support: CodexResumeSupport, journalPath: string, bodiesPath: string, attempt: string): ContinuationJudge {
+export function cliContinuationJudge(input: PrefixInput, support: ResumeSupport, journalPath: string, bodiesPath: string, attempt: string): ContinuationJudge {
   const template = support.templates.get(`${input.entry.agent}/${input.entry.index}`)!.template;
   const base = continuationJudge(input, journalPath, attempt);
   const traffic = () => summarizeAttempts(readModelJournal(journalPath).entries).find((t) => t.attempt === attempt) ?? null;
-  const agentFacts = { continuation_agent: `codex ${support.layer.agent.version} (native resume)`, continuation_agent_reported_version: support.layer.meta.reported_version, continuation_session_bridge: `${template.bridged_from.format} ${template.bridged_from.modelled_version} → ${template.bridged_from.canonical_schema} → codex ${template.cli_version} rollout` };
+  const name = support.cli.name;
+  const agentFacts = { continuation_agent: `${name} ${support.layer.agent.version} (native resume)`, continuation_agent_reported_version: support.layer.meta.reported_version, continuation_session_bridge: `${template.bridged_from.format} ${template.bridged_from.modelled_version} → ${template.bridged_from.canonical_schema} → ${name} ${template.cli_version} session` };
   return {
     expected: base.expected,
     failedExit(exitCode: number | null, lines: readonly OutputLine[]): { category: FailureCategory; notes: string[]; facts: Record<string, unknown> } | null {
       const seen = traffic();
-      if (exitCode === 98) return { category: 'setup_failed', notes: [`seeding codex's session store failed: ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'session_seed_failed' } };
+      if (exitCode === 98) return { category: 'setup_failed', notes: [`seeding ${name}'s session store failed: ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'session_seed_failed' } };
       if (exitCode !== 2) return null;
-      if (!seen || seen.firstGenerationNs === null) return { category: 'setup_failed', notes: [`codex refused the seeded session (no request reached the model service): ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'session_refused' } };
-      return { category: 'task_failed', notes: [`codex failed after ${seen.generations} continuation request(s): ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'cli_failed' } };
+      if (!seen || seen.firstGenerationNs === null) return { category: 'setup_failed', notes: [`${name} refused the seeded session (no request reached the model service): ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'session_refused' } };
+      return { category: 'task_failed', notes: [`${name} failed after ${seen.generations} continuation request(s): ${cliMessage(lines)}`], facts: { ...agentFacts, continuation_failure: 'cli_failed' } };
     },
     async judge(lines: readonly OutputLine[], running: RunningTrial, _candidates, report: DriverReport) {
       const start = lines.find((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START');
@@ -117,7 +121,7 @@ export function codexContinuationJudge(input: PrefixInput, support: CodexResumeS
       const seen = traffic();
       const bodies = readRequestBodies(bodiesPath).filter((b) => b.attempt === attempt).sort((a, b) => a.seq - b.seq);
       const prompt = input.entry.task.userText;
-      const first = bodies.map((b) => ({ seq: b.seq, sent: sentPrefix(b.body, template.calls, prompt) })).find((b) => b.sent.toolResults > 0) ?? null;
+      const first = bodies.map((b) => ({ seq: b.seq, sent: support.cli.sentPrefix(b.body, template.calls, prompt) })).find((b) => b.sent.toolResults > 0) ?? null;
       const freshIndex = input.calls.findIndex((c) => c.fresh);
       const fresh = freshIndex >= 0 ? input.calls[freshIndex]! : null;
       const replayedFresh = report.calls[freshIndex]?.output ?? null;
@@ -126,11 +130,13 @@ export function codexContinuationJudge(input: PrefixInput, support: CodexResumeS
         sent === null || replayedFresh === null || fresh === null ? 'unknown'
         : normalizeObservation(sent) === normalizeObservation(replayedFresh) && normalizeObservation(sent) !== normalizeObservation(fresh.observation) ? 'replayed'
         : normalizeObservation(sent) === normalizeObservation(fresh.observation) ? 'historical' : 'unknown';
-      // every other prefix call: codex sent back exactly what the replay produced
+      // every other prefix call: the CLI sent back exactly what the replay produced
       const otherMismatches = first ? input.calls.filter((c, k) => !c.fresh && normalizeObservation(first.sent.outputs.get(c.id)?.output ?? '\0') !== normalizeObservation(report.calls[k]?.output ?? '')).map((c) => c.id) : [];
       const whole = first !== null && first.sent.prefixCallsSent === input.calls.length && first.sent.promptSent;
       const turns = seen?.turnsAnswered ?? [];
-      const scripted = seen !== null && seen.generations === 2 && turns.join(',') === `${input.calls.length},${input.calls.length + 1}`;
+      // effects: the future action and the final text; builtin-fix: the rest of its seeded path (continuation.ts)
+      const continuationTurns = input.entry.task.fix?.continuation.length ?? 2;
+      const scripted = seen !== null && seen.generations === continuationTurns && turns.join(',') === Array.from({ length: continuationTurns }, (_, k) => input.calls.length + k).join(',');
       const metrics: Record<string, number> = {};
       if (seen?.firstGenerationNs != null) metrics.first_continuation_request_ms = Number(seen.firstGenerationNs - running.tSpawnNs) / 1e6;
       if (seen?.firstGenerationNs != null && start) metrics.continuation_first_request_ms = Number(seen.firstGenerationNs - start.tNs) / 1e6;
@@ -141,7 +147,7 @@ export function codexContinuationJudge(input: PrefixInput, support: CodexResumeS
       if (!scripted) notes.push(`continuation traffic: ${seen ? `${seen.generations} generation(s), turns ${JSON.stringify(turns)}` : 'no request reached the model service'}`);
       if (!first) notes.push(`no recorded continuation request body with tool results for attempt ${attempt} (${bodies.length} bodies)`);
       else if (!whole) notes.push(`the first continuation request carried ${first.sent.prefixCallsSent}/${input.calls.length} prefix calls in order${first.sent.promptSent ? '' : ', without the prompt'}`);
-      if (otherMismatches.length > 0) notes.push(`codex sent outputs other than the replayed ones for ${otherMismatches.join(', ')}`);
+      if (otherMismatches.length > 0) notes.push(`${name} sent outputs other than the replayed ones for ${otherMismatches.join(', ')}`);
       return {
         validity: {
           continuation_start_once: lines.filter((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START').length === 1 ? 'pass' : 'fail',
@@ -162,9 +168,10 @@ export function codexContinuationJudge(input: PrefixInput, support: CodexResumeS
           continuation_prefix_calls_sent: first?.sent.prefixCallsSent ?? null,
           continuation_prefix_calls: input.calls.length,
           continuation_whole_prefix: whole,
-          continuation_outputs_enveloped: first ? [...first.sent.outputs.values()].every((o) => o.enveloped) : null,
+          // codex wraps each result in its unified-exec envelope; Claude Code sends the output as is
+          continuation_outputs_enveloped: first && name === 'codex' ? [...first.sent.outputs.values()].every((o) => o.enveloped) : null,
           continuation_dropped_messages: template.dropped,
-          continuation_reward: 'no rollout evaluator for the effects task: the marker is checked against the ground truth instead',
+          ...(input.entry.task.fix ? {} : { continuation_reward: 'no rollout evaluator for the effects task: the marker is checked against the ground truth instead' }),
         },
         notes,
       };
