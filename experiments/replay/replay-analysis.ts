@@ -13,6 +13,7 @@ import { summarize } from '../../harness/stats/index.ts';
 import { AGENT_FORMATS, isReplayAgent } from './agents.ts';
 import { EFFECTS_PREFIX_CALLS } from './reexecute/effects-task.ts';
 import { BUILTIN_FIX_PREFIX_CALLS } from './reexecute/builtin-fix-task.ts';
+import { BRANCH_POINT_FILE, branchPointAnalysis } from './reexecute/branch-point/branch-point-analysis.ts';
 import { REPLAY_CALLS_FILE, REPLAY_ONLY_SUMMARY_FILE, replayOnlyAnalysis } from './reexecute/replay-only-analysis.ts';
 import { continuationAnalysis, REPLAY_CONTINUATION_FILE } from './reexecute/continuation-analysis.ts';
 
@@ -50,7 +51,7 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   const cohort = input.resolved.run_id;
   const replay = replaySection(spec);
   // bundles recorded before issue 19 have no mode: they are prepare-only
-  const replayOnly = replay.mode === 'replay-only' || replay.mode === 'continue';
+  const replayOnly = replay.mode === 'replay-only' || replay.mode === 'continue' || replay.mode === 'branch-point';
   const scope = replayOnly
     ? `${replay.mode}; after-step ${replay.task === 'builtin-fix' ? BUILTIN_FIX_PREFIX_CALLS : EFFECTS_PREFIX_CALLS} (${replay.task ?? 'effects'} task); ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`
     : `prepare-only; after-step 1; ${replay.trajectories} synthetic prefixes x ${replay.repetitions} seeded reps; no warmups`;
@@ -85,6 +86,10 @@ export function replayAnalysis(input: AnalysisInput): KindExtensionOutput {
   }
   const files = new Map([[REPLAY_SUMMARY_FILE, toCsv(REPLAY_SUMMARY_HEADER, rows)]]);
   if (!replayOnly) return { files, evidence };
+  if (replay.mode === 'branch-point') {
+    const bp = branchPointAnalysis(input, [...byArm(input.records).values()].flatMap(latest), scope);
+    return { files: new Map([...files, ...bp.files]), evidence: [...evidence, ...bp.evidence], tables: bp.tables };
+  }
   const more = replayOnlyAnalysis(input, [...byArm(input.records).values()].flatMap(latest), scope, replay.branch_point_references ?? []);
   const continued = replay.mode === 'continue' ? continuationAnalysis([...byArm(input.records).values()].flatMap(latest)) : { files: new Map<string, string>(), tables: [] };
   return { files: new Map([...files, ...more.files, ...continued.files]), evidence: [...evidence, ...more.evidence], tables: [...(more.tables ?? []), ...continued.tables] };
@@ -95,6 +100,6 @@ export const replayKindAnalysis: KindAnalysis = {
   topic: 'replay_prefix',
   // A subject's process from launch to exit: the preparation time the study publishes.
   primaryMetrics: ['completion_ms'],
-  files: [REPLAY_SUMMARY_FILE, REPLAY_ONLY_SUMMARY_FILE, REPLAY_CALLS_FILE, REPLAY_CONTINUATION_FILE],
+  files: [REPLAY_SUMMARY_FILE, REPLAY_ONLY_SUMMARY_FILE, REPLAY_CALLS_FILE, REPLAY_CONTINUATION_FILE, BRANCH_POINT_FILE],
   extension: replayAnalysis,
 };

@@ -28,6 +28,7 @@ import { replayKindAnalysis } from './replay-analysis.ts';
 import { buildReplayOnlyPlan, dropReplayOnly, prepareReplayOnly, runReplayOnlyTrial } from './reexecute/replay-only-kind.ts';
 import { replaySpecSection } from './replay-spec.ts';
 import { rewardScoringArm } from './reexecute/continue-reward.ts';
+import { buildBranchPointPlan, dropBranchPoint, prepareBranchPoint, runBranchPointTrial } from './reexecute/branch-point/branch-point-kind.ts';
 
 const replayMode = (spec: Spec) => replaySection(spec).mode;
 
@@ -198,6 +199,7 @@ export const replayExperiment: Experiment = {
   analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {
+    if (replayMode(spec) === 'branch-point') return buildBranchPointPlan(spec);
     if (replayMode(spec) !== 'prepare-only') return buildReplayOnlyPlan(spec);
     return buildReplayPlan(spec, resolveSubjects(spec).available);
   },
@@ -212,6 +214,7 @@ export const replayExperiment: Experiment = {
   },
 
   async prepare(ctx: ExperimentContext): Promise<void> {
+    if (replayMode(ctx.spec) === 'branch-point') return prepareBranchPoint(ctx);
     if (replayMode(ctx.spec) !== 'prepare-only') return prepareReplayOnly(ctx);
     const fixtures = await ensureFixtures(ctx);
     const subjects = await describeSubjects(ctx.spec, fixtures);
@@ -220,6 +223,7 @@ export const replayExperiment: Experiment = {
   },
 
   async runTrial(planned: PlannedTrial, ctx: ExperimentContext): Promise<TrialRecord> {
+    if (replayMode(ctx.spec) === 'branch-point') return runBranchPointTrial(planned, ctx);
     if (replayMode(ctx.spec) !== 'prepare-only') return runReplayOnlyTrial(planned, ctx);
     try {
       const fixtures = await ensureFixtures(ctx);
@@ -232,6 +236,7 @@ export const replayExperiment: Experiment = {
   },
 
   async teardown(ctx: ExperimentContext): Promise<void> {
+    await dropBranchPoint(ctx);
     await dropReplayOnly(ctx);
     await dropFixtures(ctx);
   },

@@ -71,9 +71,11 @@ export interface ReplayOnlyTrial {
   trial: TrialContext;
   record: TrialRecord;
   continuation?: ContinuationJudge;
+  /** After collect: extra checks of the workspace the trial left (mode branch-point: its state digest). */
+  observe?(candidates: CandidateFiles): Promise<{ validity: Record<string, 'pass' | 'fail'>; facts: Record<string, unknown> }>;
 }
 
-export async function runReplayOnly({ planned, ctx, input, task, executor, trial, record, continuation }: ReplayOnlyTrial): Promise<TrialRecord> {
+export async function runReplayOnly({ planned, ctx, input, task, executor, trial, record, continuation, observe }: ReplayOnlyTrial): Promise<TrialRecord> {
   const { entry } = input;
   const facts: Record<string, unknown> = { ...record.facts, mode: continuation ? 'continue' : 'replay-only', replay_calls_planned: input.calls.length };
   if (input.unsupported.length > 0) {
@@ -133,12 +135,15 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
     no_unexpected_differences: counts['differs-unexpected'] === 0 ? 'pass' : 'fail',
   };
   if (continued) Object.assign(validity, continued.validity);
+  const observed = observe ? await observe(candidates) : null;
+  if (observed) Object.assign(validity, observed.validity);
   if (binding.claimsStaging) validity.host_original_unchanged = treeDigest(binding.hostPath) === baselineBefore ? 'pass' : 'fail';
   const durations = report.calls.map((c) => c.durationMs);
   const replayMs = durations.reduce((a, b) => a + b, 0);
   const metrics: Record<string, number> = { completion_ms: completionMs, prepare_ms: prepareMs };
   if (report.ready[0]) metrics.ready_ms = msBetween(running.tSpawnNs, report.ready[0].tNs);
-  if (callsInOrder) {
+  // an empty prefix (a from-scratch run) has no per-call time
+  if (callsInOrder && durations.length > 0) {
     metrics.replay_ms = replayMs;
     metrics.per_call_ms = replayMs / durations.length;
     durations.forEach((ms, k) => (metrics[`call_${k}_ms`] = ms));
@@ -163,6 +168,7 @@ export async function runReplayOnly({ planned, ctx, input, task, executor, trial
     baseline_digest_after: baselineAfter,
     outside_entries: outside,
     ...(continued?.facts ?? {}),
+    ...(observed?.facts ?? {}),
   });
   let outcome: TrialRecord['outcome'] = failed.length === 0 ? 'ok' : 'invalid';
   let category: FailureCategory | null = null;
