@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
 import type { CampaignList, CampaignModeName } from '../../harness/campaign/campaign-list.ts';
 import { bundleDirOf, type CampaignState } from '../../harness/campaign/campaign-state.ts';
-import { modeReduction } from '../../harness/campaign/mode-reduction.ts';
+import { modeReduction, specBasics } from '../../harness/campaign/mode-reduction.ts';
 import type { CampaignBundle } from '../../reports/reproduce/campaign-join.ts';
 import { analyzedBundle } from '../kinds.ts';
 
@@ -16,7 +16,7 @@ export async function campaignSources(campaignDir: string, list: CampaignList, m
   for (const entry of list.entries) {
     const dir = bundleDirOf(campaignDir, entry);
     const attempt = state?.entries[entry.id];
-    const base = { entry: entry.id, topics: entry.topics, reduction: modeReduction(entry, mode) };
+    const base = { entry: entry.id, topics: entry.topics, reduction: modeReduction(entry, mode), arms: specBasics(entry.specPaths[mode]).arms };
     if (entry[mode].skip) {
       sources.push({ ...base, bundle: null, missingReason: `skipped in ${mode === 'quick' ? '--quick' : 'the full campaign'}: ${entry[mode].skip}` });
       continue;

@@ -18,13 +18,13 @@ export interface ModeReduction {
   batches?: { ran: number; full: number | null };
 }
 
-interface SpecBasics {
+export interface SpecBasics {
   arms: string[];
   trials: number | null;
 }
 
 /** A spec's arm labels and trials, or nothing when the file does not parse (the run reports that itself). */
-function specBasics(path: string): SpecBasics {
+export function specBasics(path: string): SpecBasics {
   try {
     const doc = parseYaml(readFileSync(path, 'utf8')) as { arms?: { backend?: unknown; variant?: unknown }[]; trials?: unknown };
     const arms = (doc.arms ?? []).filter((a) => typeof a?.backend === 'string').map((a) => armLabel({ backend: a.backend as string, variant: typeof a.variant === 'string' ? a.variant : null }));

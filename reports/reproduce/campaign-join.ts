@@ -22,6 +22,8 @@ export interface CampaignBundle {
   missingReason?: string;
   /** What this mode left out of the entry's full protocol (so a row only --quick misses says so). */
   reduction?: ModeReduction | null;
+  /** The arm labels of the entry's spec (so an arm absent from one bundle can name the entry that runs it). */
+  arms?: readonly string[];
 }
 
 export interface CampaignMatched extends MatchedRow {
@@ -86,6 +88,15 @@ function notRunReason(p: PublishedRow, mapping: Mapping, sources: readonly Campa
   return `kind ${experiment ?? p.topic} not run: no campaign entry reproduces topic ${p.topic}`;
 }
 
+/** An arm another entry of the row's topic runs, where that entry has no bundle here: say which and why. */
+function withAbsentEntry(reason: string, p: PublishedRow, sources: readonly CampaignBundle[]): string {
+  const arm = /^arm (.+?) not in this bundle/.exec(reason);
+  if (!arm) return reason;
+  const labels = arm[1]!.split(/ or | and /);
+  const elsewhere = sources.filter((s) => !s.bundle && s.topics.includes(p.topic) && labels.some((label) => s.arms?.includes(label)));
+  return elsewhere.length > 0 ? `${reason}; its entry has no bundle: ${elsewhere.map((s) => `${s.entry}: ${s.missingReason ?? 'no bundle'}`).join('; ')}` : reason;
+}
+
 function unmatchedReason(p: PublishedRow, mapping: Mapping, runs: readonly PerBundle[], sources: readonly CampaignBundle[]): string {
   const experiment = mapping.topics[p.topic]?.experiment;
   // Bundles of the row's kind; of those, the ones whose entry is meant for this topic say why (an idle
@@ -93,7 +104,7 @@ function unmatchedReason(p: PublishedRow, mapping: Mapping, runs: readonly PerBu
   const ofKind = runs.filter((r) => r.result.experiment === experiment);
   const meant = ofKind.filter((r) => r.source.topics.includes(p.topic));
   const reasons = (meant.length > 0 ? meant : ofKind)
-    .map((r) => ({ entry: r.source.entry, reason: explainReduction(r.result.unmatched.find((u) => u.published.row === p.row)?.reason ?? 'matched elsewhere', r.source.reduction) }));
+    .map((r) => ({ entry: r.source.entry, reason: withAbsentEntry(explainReduction(r.result.unmatched.find((u) => u.published.row === p.row)?.reason ?? 'matched elsewhere', r.source.reduction), p, sources) }));
   if (reasons.length === 1) return reasons[0]!.reason;
   if (reasons.length > 1) {
     const distinct = [...new Set(reasons.map((r) => r.reason))];

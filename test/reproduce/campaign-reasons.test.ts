@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
 import { DEFAULT_CAMPAIGN_LIST, readCampaignList } from '../../harness/campaign/campaign-list.ts';
-import { modeReduction } from '../../harness/campaign/mode-reduction.ts';
+import { modeReduction, specBasics } from '../../harness/campaign/mode-reduction.ts';
 import { kindCatalog } from '../../cli/kinds.ts';
 import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../reports/reproduce/published.ts';
 import { explainReduction, joinCampaign } from '../../reports/reproduce/campaign-join.ts';
@@ -36,6 +36,29 @@ describe('campaign reasons', () => {
     expect(explainReduction('arm pvisor:vm not in this bundle (arms: host, staged)', repair)).toBe('arm pvisor:vm not in this bundle (arms: host, staged)');
     const replay = modeReduction(entry('replay'), 'quick')!;
     expect(explainReduction('our n = 12 < 30: no P95 reported', replay)).toMatch(/— --quick runs experiments\/specs\/campaign-replay-quick\.yaml \(the full campaign experiments\/specs\/replay\.yaml\)$/);
+  });
+
+  it('an arm absent from one bundle names the entry that runs it when that entry has no bundle', () => {
+    const agent = makeSyntheticBundle({
+      experiment: 'agent', seed: 622, blocks: 6,
+      arms: [
+        { backend: 'host', variant: 'codex', medians: { completion_ms: 1900 } },
+        { backend: 'staged', variant: 'codex', medians: { completion_ms: 2100 } },
+      ],
+    });
+    const vm = entry('agent-cli-vm');
+    const result = joinCampaign(
+      [
+        { entry: 'agent-cli', topics: ['cli_compatibility'], bundle: analyzeBundle(agent, kinds, { write: false }), arms: specBasics(entry('agent-cli').specPaths.quick).arms },
+        { entry: 'agent-cli-vm', topics: ['cli_compatibility'], bundle: null, missingReason: `skipped in --quick: ${vm.quick.skip}`, arms: specBasics(vm.specPaths.quick).arms },
+      ],
+      published,
+      mapping,
+    );
+    const why = (backend: string) => result.unmatched.find((u) => u.published.topic === 'cli_compatibility' && u.published.backend === backend)?.reason;
+    expect(why('qemu/codex')).toMatch(/^arm qemu-q35:codex not in this bundle .*; its entry has no bundle: agent-cli-vm: skipped in --quick: /);
+    // docker:codex is in agent-cli's own spec, not agent-cli-vm's: no entry to name.
+    expect(why('docker/codex')).toMatch(/^arm docker:codex not in this bundle \(arms: [^)]*\)$/);
   });
 
   it('joins pVisor rows with the pvisor arm when the bundle has it, and replay prefix checks with pvisor-replay', () => {
