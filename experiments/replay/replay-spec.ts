@@ -62,7 +62,7 @@ export const ReplaySpecSchema = z
   .strict()
   .refine((replay) => replay.continue_with === 'builtin-agent' || (replay.mode === 'continue' && replay.agents.every((agent) => agent === (replay.continue_with === 'claude' ? 'claude-code' : replay.continue_with))), {
     path: ['continue_with'],
-    message: 'continue_with: codex / claude resume their own format\'s prefixes only and need mode: continue; set mode: continue and agents: [codex] (continue_with: codex) or [claude-code] (continue_with: claude), or continue_with: builtin-agent',
+    message: 'codex / claude resume their own format\'s prefixes only and need mode: continue; set mode: continue and agents: [codex] (continue_with: codex) or [claude-code] (continue_with: claude), or continue_with: builtin-agent',
   });
 
 export type ReplaySpec = z.output<typeof ReplaySpecSchema>;

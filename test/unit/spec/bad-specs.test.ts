@@ -22,7 +22,7 @@ const EXPECTED_FIELD: Record<string, RegExp> = {
   'unknown-kind.yaml': /experiment: "shel-ready" is not a kind of this build \(expected one of .*shell-ready/,
   'bad-section-field.yaml': /density\.concurrency\.0: .*(>0|positive|too small)/i,
   // a CLI resumes only its own format's prefixes (experiments/replay/reexecute/cli-resume/)
-  'continue-cli-wrong-format.yaml': /replay\.continue_with: continue_with: codex \/ claude resume their own format's prefixes only/,
+  'continue-cli-wrong-format.yaml': /replay\.continue_with: codex \/ claude resume their own format's prefixes only/,
 };
 
 const dir = join(PROJECT_ROOT, 'test', 'bad-specs');
