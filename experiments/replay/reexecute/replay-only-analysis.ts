@@ -115,8 +115,8 @@ export interface BranchPointReference {
 /**
  * Ways to reach the branch point per backend: the prefix replayed here (P50 [CI] of launch to exit,
  * all agents pooled), beside the references the spec cites (a file-checkpoint fork's restore per
- * child from a checkpoint bundle, ...) and running the prefix from scratch with the model, which
- * needs `continue` mode and is not measured by this build (said, never guessed).
+ * child from a checkpoint bundle, ...). The three ways measured side by side in one run are mode
+ * `branch-point` (experiments/specs/replay-branch-point.yaml, branch-point.csv).
  */
 export function branchPointTable(records: readonly TrialRecord[], references: readonly BranchPointReference[], continuing = false): Table {
   // in mode continue launch→exit includes the continuation: the branch point is its first request
@@ -131,7 +131,7 @@ export function branchPointTable(records: readonly TrialRecord[], references: re
       backend,
       n === 0 ? 'not run' : `${fmt(p50)} [${fmt(low)}, ${fmt(high)}] (n=${n})`,
       refs.length === 0 ? 'no reference' : refs.map((r) => `${r.way}: ${r.statistic} ${fmt(r.value_ms)}${r.n ? ` (n=${r.n})` : ''} — ${r.source}`).join('; '),
-      'not measured (needs the prefix run from scratch against the model service; not built)',
+      'not in this mode (measured with the other two ways by mode branch-point: experiments/specs/replay-branch-point.yaml)',
     ];
   });
   return {
