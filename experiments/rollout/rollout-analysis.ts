@@ -22,6 +22,8 @@
  *   budget_peak_bytes (max over runs), pss_peak_kib_p50 (per rollout), harness_rss_peak_bytes
  *   pss_scope — which processes pss_peak_kib_p50 covers (the launched tree, plus a container's
  *     supervisor and init tree; a VM's is its qemu process tree); distinct scopes joined by " | "
+ *   pss_sampler_cpu_ms_per_rollout — the harness CPU the PSS sampling itself took per attempt (it is
+ *     inside harness_cpu_ms_per_rollout: smaps_rollup walks page tables, ~2 ms per 100 MiB resident)
  *   trajectories_parsed — attempts whose native trajectory (the built-in agent's, or an agent CLI's
  *     own session file) was stored and parsed with sandbench's replay parser for its format
  *   harness_cpu_ms_per_rollout (+ _user, _system) — the harness's CPU over the cell ÷ attempts: its
@@ -53,7 +55,7 @@ export const ROLLOUT_SUMMARY_HEADER = [
   'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms',
   'prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms', 'wall_ms',
   'substrate_ms', 'queue_wait_ms', 'utilization', 'utilization_wall', 'bottleneck',
-  'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'pss_peak_kib_p50', 'pss_scope', 'trajectories_parsed', 'harness_rss_peak_bytes',
+  'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'pss_peak_kib_p50', 'pss_scope', 'pss_sampler_cpu_ms_per_rollout', 'trajectories_parsed', 'harness_rss_peak_bytes',
   'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'harness_cpu_helpers_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
   'cell_wall_ms', 'load_1m_start', 'load_1m_end',
 ] as const;
@@ -132,6 +134,7 @@ export interface CellSummary {
   budgetPeakBytes: number | null;
   pssP50: number | null;
   pssScope: string | null;
+  pssSamplerCpuPerRollout: number | null;
   trajectoriesParsed: number;
   harnessRss: number | null;
   harnessCpuPerRollout: number | null;
@@ -243,6 +246,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       budgetPeakBytes: peak,
       pssP50: values(ok, 'pss_peak_kib').length > 0 ? quantile(values(ok, 'pss_peak_kib'), 0.5) : null,
       pssScope: [...new Set(ok.map((r) => r.facts.pss_scope).filter((scope): scope is string => typeof scope === 'string'))].sort().join(' | ') || null,
+      pssSamplerCpuPerRollout: mean(values(all, 'pss_sampler_cpu_ms')),
       trajectoriesParsed: all.filter((r) => (r.facts.trajectory as { parsed?: unknown } | null | undefined)?.parsed === true).length,
       harnessRss: rss,
       harnessCpuPerRollout: attemptsTotal > 0 ? cpuTotal / attemptsTotal : null,
@@ -310,7 +314,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     s.p50, s.p95, s.p99,
     s.phases.prepare_ms, s.phases.ready_ms, s.phases.model_ms, s.phases.tool_ms, s.phases.evaluation_ms, s.phases.drop_ms, s.phases.wall_ms,
     s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.utilizationWall, s.bottleneck,
-    s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.pssP50, s.pssScope, s.trajectoriesParsed, s.harnessRss,
+    s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.pssP50, s.pssScope, s.pssSamplerCpuPerRollout, s.trajectoriesParsed, s.harnessRss,
     s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.harnessCpuHelpersPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
     s.cellWallMs, s.load[0], s.load[1],
   ]);

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
-import type { ContainerExecutor } from '../../executors/container-common.ts';
+import { detectCgroupLayout, type CgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
 import { removeTree } from '../../executors/workspace-diff.ts';
 import { startSandboxPss, type SandboxPssProbe } from './sandbox-pss.ts';
@@ -73,7 +73,7 @@ export interface AttemptResult {
   pssPeakKiB: number | null;
   pssSamples: number;
   /** The launched tree's and the container's own parts of the peak, and which processes the figure covers. */
-  pss?: { launchedPeakKiB: number | null; containerPeakKiB: number | null; scope: string };
+  pss?: { launchedPeakKiB: number | null; containerPeakKiB: number | null; scope: string; samplerCpuMs: number; reads: number; reuses: number };
   scoring: { exit_code: number | null; ms: number; stdout_tail: string } | null;
   facts: Record<string, unknown>;
 }
@@ -118,11 +118,17 @@ function trialContext(input: AttemptInput, trialId: string, trialDir: string, ba
   };
 }
 
-/** What the PSS sampler covers: the launched tree, plus a container's own processes when the executor can name them. */
-function pssProbe(executor: Executor, trial: TrialContext, running: RunningTrial): SandboxPssProbe {
-  const containers = executor as Executor & Partial<Pick<ContainerExecutor, 'containerPids'>>;
-  const detached = typeof containers.containerPids === 'function' ? containers.containerPids.bind(executor) : null;
-  return { launched: () => running.rootPids(), ...(detached ? { detached: () => detached(trial) } : {}) };
+let layout: CgroupLayout | null = null;
+
+/** What the PSS sampler covers: the launched tree, plus the attempt's processes outside it (a container's), found in its budget by its model route. */
+function pssProbe(input: AttemptInput, running: RunningTrial): SandboxPssProbe {
+  const route = input.command.env.SANDBENCH_MODEL_ROUTE;
+  let budgetDir: string | null = null;
+  if (input.budget) {
+    layout ??= detectCgroupLayout();
+    budgetDir = `${layout.version === 1 ? layout.mounts.memory : layout.mount}${input.budget.cgroupParent}`;
+  }
+  return { launched: () => running.rootPids(), marker: route ? `SANDBENCH_MODEL_ROUTE=${route}` : null, budgetDir };
 }
 
 export interface AttemptHooks {
@@ -180,11 +186,11 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
       killedByHarness = true;
       void running.kill('harness stopped the rollout');
     });
-    const pss = startSandboxPss(pssProbe(input.executor, agentTrial, running), input.pssIntervalMs);
+    const pss = startSandboxPss(pssProbe(input, running), input.pssIntervalMs);
     const exit = await running.exit;
     const memory = pss.stop();
     stamps.exit = exit.tExitNs;
-    const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples, pss: { launchedPeakKiB: memory.launchedPeakKiB, containerPeakKiB: memory.detachedPeakKiB, scope: memory.scope } };
+    const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples, pss: { launchedPeakKiB: memory.launchedPeakKiB, containerPeakKiB: memory.detachedPeakKiB, scope: memory.scope, samplerCpuMs: memory.cpuMs, reads: memory.reads, reuses: memory.reuses } };
     facts.agent_stderr_tail = stderrTail(running.lines);
     const agentFailure = agentExitCategory(exit, input.arm.cli === null, killedByHarness);
     // A sandbox that died abnormally may leave members of its tree (the agent under a killed shell): stop them.

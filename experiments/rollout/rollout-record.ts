@@ -48,6 +48,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   if (result.pssPeakKiB !== null) metrics.pss_peak_kib = result.pssPeakKiB;
   if (result.pss?.launchedPeakKiB != null) metrics.pss_launched_peak_kib = result.pss.launchedPeakKiB;
   if (result.pss?.containerPeakKiB != null) metrics.pss_container_peak_kib = result.pss.containerPeakKiB;
+  if (result.pss) metrics.pss_sampler_cpu_ms = result.pss.samplerCpuMs;
   if (result.scoring) metrics.scoring_sandbox_ms = result.scoring.ms;
   metrics.cell_wall_ms = cell.wallMs;
   metrics.cell_attempts = input.attemptsInRun;
@@ -117,6 +118,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       load_average_1m: cell.loadAverage,
       pss_samples: result.pssSamples,
       pss_scope: result.pss?.scope ?? null,
+      pss_reads: result.pss ? { smaps_rollup: result.pss.reads, reused: result.pss.reuses } : null,
       ...result.facts,
     },
   };

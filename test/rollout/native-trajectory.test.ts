@@ -2,7 +2,7 @@
  * What a rollout records beyond its candidate: the native trajectory (read from the collected
  * workspace, parsed with sandbench's own replay parser, a missing or broken one named), the PSS of
  * the sandbox's processes with the scope it covers (a real launched tree plus a real process outside
- * it, as a container's supervisor is), and the rollout section's units surviving re-validation.
+ * it in a real budget cgroup, as a container's supervisor and init are), and the rollout section's units surviving re-validation.
  * Fast (< 2 s): no sandbox is started here; the real CLI runs are in the README (host, staged,
  * podman, docker).
  */
@@ -20,7 +20,10 @@ import { AGENT_FORMATS, REPLAY_AGENTS } from '../../experiments/replay/agents.ts
 import { NATIVE_COLLECT_ERROR, readTrajectory, trajectorySource, withRecorderUserEvent, parseTrajectory } from '../../experiments/rollout/native-trajectory.ts';
 import { parseRolloutArm } from '../../experiments/rollout/rollout-arms.ts';
 import { rolloutOptions } from '../../experiments/rollout/rollout-spec.ts';
-import { startSandboxPss } from '../../experiments/rollout/sandbox-pss.ts';
+import { cgroupPids, findDetachedRoot, startSandboxPss } from '../../experiments/rollout/sandbox-pss.ts';
+import { PssCache } from '../../experiments/rollout/tree-pss.ts';
+import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 
 const SAMPLES = join(PROJECT_ROOT, 'data', 'trajectories', 'samples');
 const sample = (format: string) => readFileSync(join(SAMPLES, format, `task-0.${AGENT_FORMATS[format as keyof typeof AGENT_FORMATS].extension}`));
@@ -81,48 +84,60 @@ describe('native trajectory of an attempt', () => {
 });
 
 describe('sandbox PSS and its scope', () => {
+  // Real processes in a real budget cgroup, arranged as the backends arrange theirs.
   const children: ChildProcess[] = [];
-  afterEach(() => {
+  let budget: CgroupBudget | null = null;
+  afterEach(async () => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
+    await budget?.destroy();
+    budget = null;
   });
-  const sleeper = () => {
-    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  const inBudget = (script: string, env: Record<string, string> = {}) => {
+    const [cmd, ...args] = [...budget!.placement().enterArgv, 'sh', '-c', script];
+    const child = spawn(cmd!, args, { stdio: 'ignore', env: { PATH: process.env.PATH!, ...env } });
     children.push(child);
     return child.pid!;
   };
+  const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const newBudget = () => (budget = CgroupBudget.create({ runId: `t2pss${process.pid}`, label: Math.random().toString(36).slice(2, 8), cpus: '0', memoryMiB: 256 }));
+  const budgetDir = () => {
+    const layout = detectCgroupLayout();
+    return `${layout.version === 1 ? layout.mounts.memory : layout.mount}${budget!.placement().cgroupParent}`;
+  };
 
-  it('adds the processes outside the launched tree once the probe names them, and says so', async () => {
-    const launched = sleeper();
-    const outside = sleeper();
-    let asked = 0;
-    const sampler = startSandboxPss(
-      {
-        launched: () => [launched],
-        detached: async () => {
-          asked += 1;
-          // not up on the first ask, like a container the engine is still creating
-          return asked === 1 ? { init: null, supervisor: null, supervisorKind: 'conmon' } : { init: outside, supervisor: null, supervisorKind: 'conmon' };
-        },
-      },
-      20,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+  it('a container-like sandbox: the marked processes outside the launched tree and their supervisor are added, and said', async () => {
+    newBudget();
+    const client = inBudget('sleep 30; true'); // the engine client: no marker
+    // the supervisor (no marker) runs the "container init" (marked) and its child; another attempt's container beside it
+    inBudget('MARK=attempt-1 sh -c "sleep 30; true"; true');
+    inBudget('MARK=attempt-2 sh -c "sleep 30; true"; true');
+    await settle(200);
+    const sampler = startSandboxPss({ launched: () => [client], marker: 'MARK=attempt-1', budgetDir: budgetDir() }, 20);
+    await settle(300);
     const report = sampler.stop();
     expect(report.samples).toBeGreaterThan(3);
-    expect(report.scope).toBe('launched tree (sleep) + container tree');
+    expect(report.scope).toBe('launched tree (sh) + sh + container tree');
     expect(report.detachedPeakKiB).toBeGreaterThan(0);
-    expect(report.peakKiB!).toBeGreaterThan(report.launchedPeakKiB!);
+    expect(report.peakKiB!).toBeGreaterThan(Math.max(report.launchedPeakKiB!, report.detachedPeakKiB!));
+    expect(report.peakKiB!).toBeLessThanOrEqual(report.launchedPeakKiB! + report.detachedPeakKiB!);
+    // the other attempt's container is not counted: its tree alone is about as big as ours
+    const other = findDetachedRoot(cgroupPids(budgetDir()), 'MARK=attempt-2', new Set([client]));
+    const ours = findDetachedRoot(cgroupPids(budgetDir()), 'MARK=attempt-1', new Set([client]));
+    expect(other && ours && other.root !== ours.root).toBe(true);
   });
 
-  it('without a container the scope is the launched tree; an unresolved container is said to be missing', async () => {
-    const launched = sleeper();
-    const plain = startSandboxPss({ launched: () => [launched] }, 20);
-    const unresolved = startSandboxPss({ launched: () => [launched], detached: async () => ({ init: null, supervisor: null, supervisorKind: 'containerd-shim' }) }, 20);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(plain.stop()).toMatchObject({ scope: 'launched tree (sleep)', detachedPeakKiB: null });
-    const report = unresolved.stop();
-    expect(report.scope).toMatch(/only: the container's processes were not found/);
-    expect(report.peakKiB).toBe(report.launchedPeakKiB);
+  it('a host-like sandbox carries the marker in its launched tree: the tree is the sandbox; a VM-like one shows none on the host', async () => {
+    newBudget();
+    const host = inBudget('sleep 30; true', { MARK: 'attempt-3' });
+    const qemu = inBudget('sleep 30; true');
+    await settle(200);
+    const hostPss = startSandboxPss({ launched: () => [host], marker: 'MARK=attempt-3', budgetDir: budgetDir() }, 20);
+    const vmPss = startSandboxPss({ launched: () => [qemu], marker: 'MARK=attempt-4', budgetDir: budgetDir() }, 20);
+    await settle(150);
+    expect(hostPss.stop()).toMatchObject({ scope: 'launched tree (sh)', detachedPeakKiB: null });
+    const vm = vmPss.stop();
+    expect(vm.scope).toBe('launched tree (sh); no other process of this attempt seen on the host');
+    expect(vm.peakKiB).toBe(vm.launchedPeakKiB);
   });
 });
 
@@ -132,5 +147,22 @@ describe('rollout section units', () => {
     const again = applyOverrides('t.yaml', spec, {}, SPEC_KINDS);
     expect(rolloutOptions(again)).toMatchObject({ pss_interval: 500, tool_timeout: 20_000, scoring_timeout: 60_000, budget_memory: 1024, vm_memory: 256 });
     expect(rolloutOptions(applyOverrides('t.yaml', again, {}, SPEC_KINDS))).toEqual(rolloutOptions(spec));
+  });
+});
+
+describe('PSS readings reused while a process is unchanged', () => {
+  it('re-reads smaps_rollup only after the resident size moves or the reading ages', () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const cache = new PssCache(256, 50);
+      const first = cache.pssOf(child.pid!, 0);
+      expect(cache.pssOf(child.pid!, 10)).toBe(first);
+      expect({ reads: cache.reads, reuses: cache.reuses }).toEqual({ reads: 1, reuses: 1 });
+      cache.pssOf(child.pid!, 60); // older than maxAgeMs
+      expect(cache.reads).toBe(2);
+      expect(() => cache.pssOf(2 ** 22 + 1, 0)).toThrow(); // no such process
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
