@@ -9,11 +9,12 @@
  * the start of the way's work — staging or the restore call — to the state being there), and the
  * workspace digest, which must equal the ground truth's (baseline + the prefix's effects).
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CandidateFiles, TaskCommand, TrialContext } from '../../../../harness/contracts/executor.ts';
 import type { ExperimentContext } from '../../../../harness/contracts/experiment-kind.ts';
 import { UserError } from '../../../../harness/errors.ts';
+import type { ResourceHandle } from '../../../../harness/run/cleanup-registry.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../../../harness/journal/trial-record.ts';
 import type { Plan, PlannedTrial } from '../../../../harness/plan/plan.ts';
 import type { Spec } from '../../../../harness/spec/schema.ts';
@@ -58,6 +59,8 @@ interface RunState {
   forks: Map<string, ForkBackend>;
   /** Per trajectory: its baseline files, the named paths and the ground-truth digest. */
   truth: Map<string, { baseline: Map<string, Buffer>; named: string[]; digest: string }>;
+  /** What an interrupted run releases (the service, the checkpoints); teardown releases them itself. */
+  handles: ResourceHandle[];
 }
 
 const states = new Map<string, Promise<RunState>>();
@@ -69,13 +72,13 @@ async function create(ctx: ExperimentContext): Promise<RunState> {
   const socketDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'model');
   mkdirSync(socketDir, { recursive: true });
   const service = await startModelService({ script: scratchScript(inputs.prefixes.values()), socketDir, port: 0, slots: 2, journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE) });
-  ctx.run.cleanup.register('process', 'replay branch-point model service', () => service.close());
+  const handles = [ctx.run.cleanup.register('process', 'replay branch-point model service', () => service.close())];
   const forks = new Map<string, ForkBackend>();
   for (const arm of ctx.spec.arms) {
     const fork = await prepareForkBackend(ctx.run, arm.backend);
     if (fork.unavailable) ctx.run.log(`branch-point: no fork way on ${arm.backend}: ${fork.unavailable}`);
     forks.set(arm.backend, fork);
-    ctx.run.cleanup.register('process', `branch-point checkpoints on ${arm.backend}`, async () => void (await discardFork(fork)));
+    handles.push(ctx.run.cleanup.register('process', `branch-point checkpoints on ${arm.backend}`, async () => void (await discardFork(fork))));
   }
   const truth = new Map<string, { baseline: Map<string, Buffer>; named: string[]; digest: string }>();
   for (const [key, input] of inputs.prefixes) {
@@ -83,7 +86,11 @@ async function create(ctx: ExperimentContext): Promise<RunState> {
     const effects = input.entry.task.effects!;
     truth.set(key, { baseline, named: namedPaths(baseline, effects), digest: expectedDigest(baseline, effects) });
   }
-  return { inputs, scratch, service, forks, truth };
+  // the generator's ground truth and the branch point's digest, beside the trajectories they describe
+  const ground = [...inputs.prefixes].map(([key, { entry, calls }]) => ({ agent: entry.agent, index: entry.index, fix_task: entry.task.fix?.taskId ?? null, fresh: calls.map((c) => c.fresh), effects: entry.task.effects, state_digest: truth.get(key)!.digest, named_paths: truth.get(key)!.named }));
+  mkdirSync(join(ctx.bundleDir, 'replay'), { recursive: true });
+  writeFileSync(join(ctx.bundleDir, 'replay', 'ground-truth.json'), `${JSON.stringify(ground, null, 2)}\n`);
+  return { inputs, scratch, service, forks, truth, handles };
 }
 
 function stateOf(ctx: ExperimentContext): Promise<RunState> {
@@ -195,4 +202,5 @@ export async function dropBranchPoint(ctx: ExperimentContext): Promise<void> {
     for (const error of errors) ctx.run.log(`branch-point checkpoint cleanup: ${error}`);
   }
   await state.service.close();
+  for (const handle of state.handles) ctx.run.cleanup.forget(handle);
 }
