@@ -6,7 +6,8 @@
  * from the end of the replay (P50 with the order-statistic 95% CI, ok trials only), what the
  * continuation saw of the fresh call (replayed / historical / unknown, over every trial that reached
  * the model) and how many sent the whole prefix (CLI continuations; the built-in agent's whole
- * prefix is its own --resume-from file, so empty there).
+ * prefix is its own --resume-from file, so empty there), and for CLI resumes the P50 cost of seeding
+ * the CLI's session store (end of replay → session seeded).
  */
 import type { Table } from '../../../harness/analyze/table.ts';
 import { toCsv, type Cell } from '../../../harness/bundle/csv.ts';
@@ -18,7 +19,7 @@ export const REPLAY_CONTINUATION_HEADER = [
   'backend', 'agent', 'continued_by', 'planned', 'ok', 'failed', 'invalid', 'failure_categories',
   'first_request_n', 'first_request_p50_ms', 'first_request_ci95_low_ms', 'first_request_ci95_high_ms',
   'resume_to_request_p50_ms', 'resume_to_request_ci95_low_ms', 'resume_to_request_ci95_high_ms', 'continuation_p50_ms',
-  'saw_replayed', 'saw_historical', 'saw_unknown', 'whole_prefix', 'whole_prefix_judged',
+  'saw_replayed', 'saw_historical', 'saw_unknown', 'whole_prefix', 'whole_prefix_judged', 'seed_p50_ms',
 ] as const;
 
 const values = (records: readonly TrialRecord[], metric: string) => records.map((r) => r.metrics[metric]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
@@ -59,6 +60,7 @@ export function continuationAnalysis(records: readonly TrialRecord[]): { files: 
       backend, agent, by, arm.length, ok.length, arm.filter((r) => r.outcome === 'failed').length, arm.filter((r) => r.outcome === 'invalid').length, categories || null,
       ...first, ...resume.slice(1), summarize(values(ok, 'continuation_ms')).overall_p50,
       saw('replayed'), saw('historical'), saw('unknown'), prefixJudged.length > 0 ? whole : null, prefixJudged.length > 0 ? prefixJudged.length : null,
+      summarize(values(ok, 'continuation_seed_ms')).overall_p50,
     ]);
     table.rows.push([
       backend, agent, by, `${ok.length}/${arm.length}`, `${fmt(first[1])} [${fmt(first[2])}, ${fmt(first[3])}]`, fmt(resume[1]),

@@ -28,6 +28,7 @@ describe('continuation analysis', () => {
     expect([host.first_request_n, host.first_request_p50_ms]).toEqual(['6', '1002.5']);
     expect(host.first_request_ci95_low_ms).not.toBe('');
     expect([host.saw_replayed, host.saw_historical, host.saw_unknown, host.whole_prefix, host.whole_prefix_judged]).toEqual(['6', '1', '0', '7', '7']);
+    expect(host.seed_p50_ms).toBe('');
     const staged = rows.data.find((r) => r.backend === 'staged')!;
     expect([staged.continued_by, staged.whole_prefix, staged.first_request_ci95_low_ms]).toEqual(['sandbench-builtin-agent', '', '']);
     expect(tables[0]!.rows).toHaveLength(2);

@@ -14,7 +14,8 @@
  *     its result, in order, and the prompt (turn count = its tool results);
  *   - the scripted requests (effects: turns 7 and 8), the marker the future action writes from the
  *     replayed state (builtin-fix: the task's evaluator scores it, continue-reward.ts), first_continuation_request_ms (launch → first request) and continuation_first_request_ms
- *     (CONTINUE_START → first request).
+ *     (CONTINUE_START → first request), continuation_seed_ms (CONTINUE_START → SEEDED_SESSION: the
+ *     bridge's own cost).
  * A CLI that refuses the seeded session (exits without reaching the model) is `setup_failed`
  * with its own message (`continuation_failure: session_refused`), never a crash.
  */
@@ -117,7 +118,8 @@ export function cliContinuationJudge(input: PrefixInput, support: ResumeSupport,
     },
     async judge(lines: readonly OutputLine[], running: RunningTrial, _candidates, report: DriverReport) {
       const start = lines.find((l) => l.stream === 'stdout' && l.text.trim() === 'CONTINUE_START');
-      const seeded = lines.find((l) => l.stream === 'stdout' && l.text.startsWith('SEEDED_SESSION '))?.text.slice('SEEDED_SESSION '.length).trim() ?? null;
+      const seededLine = lines.find((l) => l.stream === 'stdout' && l.text.startsWith('SEEDED_SESSION '));
+      const seeded = seededLine?.text.slice('SEEDED_SESSION '.length).trim() ?? null;
       const seen = traffic();
       const bodies = readRequestBodies(bodiesPath).filter((b) => b.attempt === attempt).sort((a, b) => a.seq - b.seq);
       const prompt = input.entry.task.userText;
@@ -142,6 +144,8 @@ export function cliContinuationJudge(input: PrefixInput, support: ResumeSupport,
       if (seen?.firstGenerationNs != null && start) metrics.continuation_first_request_ms = Number(seen.firstGenerationNs - start.tNs) / 1e6;
       const exit = await running.exit;
       if (start) metrics.continuation_ms = Number(exit.tExitNs - start.tNs) / 1e6;
+      // the bridge's own cost: end of replay → session seeded (forwarder where needed, config, seeder)
+      if (start && seededLine) metrics.continuation_seed_ms = Number(seededLine.tNs - start.tNs) / 1e6;
       if (first) metrics.continuation_prefix_calls_sent = first.sent.prefixCallsSent;
       const notes: string[] = [];
       if (!scripted) notes.push(`continuation traffic: ${seen ? `${seen.generations} generation(s), turns ${JSON.stringify(turns)}` : 'no request reached the model service'}`);

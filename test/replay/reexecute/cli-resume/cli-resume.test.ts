@@ -198,6 +198,8 @@ for (const { cli, entry, body: requestBody, unreadable, refusal } of CASES) {
     expect(record.facts.continuation_first_request_tool_results).toBe(7);
     expect(record.facts.continuation_turns_answered).toEqual([7, 8]);
     expect(record.metrics.continuation_first_request_ms).toBeGreaterThan(0);
+    expect(record.metrics.continuation_seed_ms).toBeGreaterThan(0);
+    expect(record.metrics.continuation_seed_ms).toBeLessThan(record.metrics.continuation_first_request_ms!);
   };
 
   it('host: the CLI continues from the replayed prefix, sends the replayed fresh observation and the whole prefix', async () => {
