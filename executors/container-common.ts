@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
@@ -30,7 +29,7 @@ import type {
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
-import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
+import { copyWorkspace, diffWorkspaces, readCandidate } from './workspace-diff.ts';
 
 export type EngineKind = 'podman' | 'docker';
 
@@ -398,7 +397,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
     async collect(trial, binding): Promise<CandidateFiles> {
       return {
         changed: await diffWorkspaces(trial.baselineWorkspace, binding.hostPath),
-        read: async (relativePath) => readFile(join(binding.hostPath, relativePath)).catch(() => null),
+        read: (relativePath) => readCandidate(join(binding.hostPath, relativePath)),
         facts: { workspace_copy: binding.hostPath, write_through: true, image_tag: imageTag },
       };
     },

@@ -2,7 +2,6 @@
  * `host`: the task as a plain child process of the harness, in a per-trial copy of the workspace.
  * No isolation at all — it is the floor every other backend's overhead is measured against.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
@@ -10,7 +9,7 @@ import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { rewriteTargets, serviceEnv, validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
-import { copyWorkspace, diffWorkspaces } from './workspace-diff.ts';
+import { copyWorkspace, diffWorkspaces, readCandidate } from './workspace-diff.ts';
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 
@@ -52,7 +51,7 @@ export function createHostExecutor(variant: string | null = null, build?: ArmBui
     async collect(trial, binding): Promise<CandidateFiles> {
       return {
         changed: await diffWorkspaces(trial.baselineWorkspace, binding.hostPath),
-        read: async (relativePath) => readFile(join(binding.hostPath, relativePath)).catch(() => null),
+        read: (relativePath) => readCandidate(join(binding.hostPath, relativePath)),
         facts: {},
       };
     },

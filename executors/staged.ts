@@ -7,7 +7,6 @@
  * The launch path is one sh, one mount and bwrap: every extra fork shows up in ready time.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { execa } from 'execa';
 import { SANDBOX_MOUNT_ROOT, type CandidateFiles, type Executor, type ProbeResult, type RunContext, type RunningTrial, type TaskCommand, type TrialContext, type WorkspaceBinding } from '../harness/contracts/executor.ts';
@@ -16,6 +15,7 @@ import { launchControls } from './launch/launch-controls.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
 import { listUpperLayer } from './overlay-upper.ts';
+import { readCandidate } from './workspace-diff.ts';
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 
@@ -115,7 +115,7 @@ export function createStagedExecutor(variant: string | null = null, build?: ArmB
       const { upper } = stageDirs(trial);
       return {
         changed: listUpperLayer(upper, trial.baselineWorkspace),
-        read: async (relativePath) => readFile(join(upper, relativePath)).catch(() => null),
+        read: (relativePath) => readCandidate(join(upper, relativePath)),
         facts: { stage_upper: upper },
       };
     },

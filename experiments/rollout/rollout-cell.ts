@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type RunningTrial, type TaskCommand } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
-import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
+import { PEAK_SAMPLE_INTERVAL_MS, startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
@@ -95,6 +95,18 @@ export interface CellResult {
 }
 
 const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
+
+/**
+ * The samplers run in the harness, so their wake-ups are harness CPU for as long as the cell runs
+ * (≈ 0.06-0.1 ms each here). A fresh budget whose kernel tracks its own peak (v1
+ * max_usage_in_bytes, v2 memory.peak) needs the 50 ms sampler only as a fallback: the reported
+ * peak is max(sampled, kernel). The harness's RSS grows slowly (heap), so 1 s is enough.
+ */
+const KERNEL_PEAK_SAMPLE_MS = 1000;
+const HARNESS_RSS_SAMPLE_MS = 1000;
+function budgetSampleMs(budget: CgroupBudget): number {
+  return budget.kernelPeakBytes() !== null ? KERNEL_PEAK_SAMPLE_MS : PEAK_SAMPLE_INTERVAL_MS;
+}
 const loadavg = (): [number, number] => {
   const [one, five] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
   return [one ?? NaN, five ?? NaN];
@@ -160,9 +172,9 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const isVm = VM_BACKENDS.has(input.backend);
   const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes'> & { notes: string[] })[] = [];
   const loadStart = loadavg();
-  const sampler = budget ? startPeakSampler(budget) : null;
+  const sampler = budget ? startPeakSampler(budget, budgetSampleMs(budget)) : null;
   let rssPeak = process.memoryUsage().rss;
-  const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
+  const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), HARNESS_RSS_SAMPLE_MS);
   const cpuStart = process.cpuUsage();
   const helperCpu = meterHelperCpu();
   const tStart = process.hrtime.bigint();
