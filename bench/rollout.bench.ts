@@ -5,7 +5,7 @@
  * harness_cpu_ms_per_rollout) is, over each cell's closed loop ÷ its attempts: the harness process
  * (process.cpuUsage: main thread, libuv pool, GC, loader threads) + the native launcher
  * co-process's own utime + stime (/proc/<pid>/stat; printed apart as "launcher"). Not in it: the
- * commands the launcher runs for a rollout (agent, sandbox, `cp -a` / `rm -rf` of its workspaces,
+ * commands the launcher runs for a rollout (agent, sandbox, `cp -a` / `find` / `rm -rf` of its workspaces,
  * the scoring run), the model service (the capacity under test), and the run loop's work outside a
  * cell (start-up, the per-trial journal lines after the cell, analysis and report), printed
  * separately as the whole run's CPU per rollout for context. The PSS and budget-memory samplers
@@ -77,7 +77,7 @@ export async function runRolloutBench(attempts = 32): Promise<RolloutBenchRow[]>
       console.log(`rollout ${r.cell} with PSS sampled once per rollout (control): n = ${r.completed}/${r.planned}, substrate ${Number(r.substrate_ms).toFixed(0)} ms/rollout; harness CPU ${f(r.harness_cpu_ms_per_rollout)} ms/rollout (launcher ${f(r.harness_cpu_helpers_ms_per_rollout)}); so PSS sampling every 500 ms ≈ ${share.toFixed(2)} ms/rollout at C=16 (it grows with the rollout's duration)`);
     }
     const rollouts = main.rows.reduce((sum, r) => sum + Number(r.planned), 0);
-    console.log('rollout bench: harness CPU = over each cell\'s closed loop ÷ its attempts, the harness process (every thread: main, libuv pool, GC, JIT) + the launcher co-process\'s own utime+stime; it includes the PSS and budget-memory samplers; excluded: what the launcher runs for a rollout (agent, sandbox, cp -a / rm -rf of its workspaces, scoring), the model service (the capacity under test), work outside the cells. One cell run each: no CI (repeat the bench for spread)');
+    console.log('rollout bench: harness CPU = over each cell\'s closed loop ÷ its attempts, the harness process (every thread: main, libuv pool, GC, JIT) + the launcher co-process\'s own utime+stime; it includes the PSS and budget-memory samplers; excluded: what the launcher runs for a rollout (agent, sandbox, cp -a / find / rm -rf of its workspaces, scoring), the model service (the capacity under test), work outside the cells. One cell run each: no CI (repeat the bench for spread)');
     console.log(`rollout bench: whole main run in this process (start-up, task set, cells, journal, analysis, report; launcher excluded): ${(main.wholeMs / rollouts).toFixed(2)} ms per rollout over ${rollouts} rollouts`);
     console.log(`rollout bench: load average ${load.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after`);
     return main.rows;

@@ -3,9 +3,9 @@
  * original is byte-identical after a staged trial), and diffing a written copy against its baseline.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
-import { runHelper } from './launch/helper-command.ts';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { helperPath, runHelper } from './launch/helper-command.ts';
 
 export interface TreeEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
@@ -96,8 +96,111 @@ export function diffInventories(baseline: Map<string, TreeEntry>, candidate: Map
   return changed.sort();
 }
 
+/**
+ * What changed in `candidate` (a copyWorkspace copy of `baseline`). With the run's launcher and a
+ * copy made by this process, the walk of both trees is one `find` through the launcher (its CPU is
+ * the trial's collect, like the copy's) and only entries changed since the copy are read and hashed
+ * here; otherwise both trees are walked and hashed in-process. Same result either way (tested).
+ */
 export async function diffWorkspaces(baseline: string, candidate: string): Promise<string[]> {
-  return diffInventories(inventory(baseline, true), inventory(candidate));
+  return (await diffWorkspacesVia(baseline, candidate)).changed;
+}
+
+/** diffWorkspaces, saying which way it went (`find`: the launcher's find + changed entries only; `walk`: in-process). */
+export async function diffWorkspacesVia(baseline: string, candidate: string): Promise<{ changed: string[]; via: 'find' | 'walk' }> {
+  const mark = takeCopyMark(candidate);
+  if (mark && helperPath() === 'launcher') {
+    const fast = await diffSinceCopy(baseline, candidate, mark).catch(() => null);
+    if (fast) return { changed: fast, via: 'find' };
+  }
+  return { changed: diffInventories(inventory(baseline, true), inventory(candidate)), via: 'walk' };
+}
+
+/**
+ * When copyWorkspace finished, as the kernel stamps files: the ctime of a file made right after
+ * `cp -a` returned. Every later change to a copied entry (write, truncate, chmod, rename over it,
+ * utimes to restore an mtime) moves that entry's ctime to at least this stamp, and ctime cannot be
+ * set from user space; an entry whose ctime is still below it is byte-for-byte what cp copied. A
+ * realtime clock stepped back since (NTP) voids the rule: then the full walk runs.
+ */
+interface CopyMark {
+  ctimeNs: bigint;
+  /** realtime − monotonic at the mark, to see a clock step. */
+  offsetNs: bigint;
+}
+const copyMarks = new Map<string, CopyMark>();
+const COPY_MARKS_MAX = 10_000;
+let markSeq = 0;
+const realMinusMonotonicNs = () => BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+
+function markCopy(destination: string): void {
+  const marker = join(dirname(destination), `.sandbench-copied-${process.pid}-${++markSeq}`);
+  writeFileSync(marker, '');
+  try {
+    if (copyMarks.size >= COPY_MARKS_MAX) copyMarks.clear();
+    copyMarks.set(destination, { ctimeNs: lstatSync(marker, { bigint: true }).ctimeNs, offsetNs: realMinusMonotonicNs() });
+  } finally {
+    unlinkSync(marker);
+  }
+}
+
+function takeCopyMark(candidate: string): CopyMark | null {
+  const mark = copyMarks.get(candidate) ?? null;
+  copyMarks.delete(candidate);
+  // Date.now() has 1 ms resolution: allow that much jitter before calling it a step back.
+  if (mark && realMinusMonotonicNs() < mark.offsetNs - 5_000_000n) return null;
+  return mark;
+}
+
+/** find -printf fields, NUL-separated (NUL cannot occur in a name or a link target). */
+const FIND_FORMAT = '%H\\0%y\\0%m\\0%D:%i:%s:%T@:%C@\\0%C@\\0%l\\0%P\\0';
+const FIND_FIELDS = 7;
+const typeOf = (letter: string): TreeEntry['type'] => (letter === 'f' ? 'file' : letter === 'd' ? 'dir' : letter === 'l' ? 'symlink' : 'other');
+/** "1764547200.1234567890" → ns, exactly. */
+function secondsToNs(text: string): bigint {
+  const [sec, frac = ''] = text.split('.');
+  return BigInt(sec!) * 1_000_000_000n + BigInt(frac.padEnd(9, '0').slice(0, 9));
+}
+/** Baseline file digests by find's stat key (dev:ino:size:mtime:ctime), as the lstat-keyed cache above. */
+const foundDigests = new Map<string, { key: string; digest: string }>();
+
+async function diffSinceCopy(baseline: string, candidate: string, mark: CopyMark): Promise<string[]> {
+  const { stdout } = await runHelper(['find', baseline, candidate, '-printf', FIND_FORMAT]);
+  const fields = stdout.split('\0');
+  const base = new Map<string, TreeEntry & { ctimeNs: bigint }>();
+  const cand = new Map<string, TreeEntry>();
+  const racyBeforeNs = BigInt(Date.now() - RACY_MS) * 1_000_000n;
+  for (let i = 0; i + FIND_FIELDS <= fields.length; i += FIND_FIELDS) {
+    const [start, letter, modeText, key, ctimeText, link, rel] = fields.slice(i, i + FIND_FIELDS) as [string, string, string, string, string, string, string];
+    if (rel === '') continue;
+    const type = typeOf(letter);
+    const mode = parseInt(modeText, 8);
+    const ctimeNs = secondsToNs(ctimeText);
+    if (start === baseline) {
+      let digest = '';
+      if (type === 'symlink') digest = sha256(link);
+      else if (type === 'file') {
+        const path = join(baseline, rel);
+        const known = foundDigests.get(path);
+        if (known?.key === key) digest = known.digest;
+        else {
+          digest = sha256(readFileSync(path));
+          if (ctimeNs < racyBeforeNs) {
+            if (foundDigests.size >= DIGEST_CACHE_MAX) foundDigests.clear();
+            foundDigests.set(path, { key, digest });
+          }
+        }
+      }
+      base.set(rel, { type, mode, digest, ctimeNs });
+    } else if (start === candidate) {
+      const before = base.get(rel);
+      // find lists the baseline's records first (start points in order), so `before` is known here.
+      const untouched = before !== undefined && before.type === type && ctimeNs < mark.ctimeNs && before.ctimeNs < mark.ctimeNs;
+      const digest = type === 'symlink' ? sha256(link) : type !== 'file' ? '' : untouched ? before.digest : sha256(readFileSync(join(candidate, rel)));
+      cand.set(rel, { type, mode, digest });
+    } else throw new Error(`find printed a record of an unknown start point ${start}`);
+  }
+  return diffInventories(base, cand);
 }
 
 /**
@@ -109,6 +212,7 @@ export async function diffWorkspaces(baseline: string, candidate: string): Promi
 export async function copyWorkspace(source: string, destination: string): Promise<void> {
   mkdirSync(destination, { recursive: true });
   await runHelper(['cp', '-a', '--', `${source}/.`, destination]);
+  markCopy(destination);
 }
 
 /** Copy the named top-level entries of `source` (not the others) into `destination`, as copyWorkspace does. */

@@ -30,7 +30,7 @@
  *     own process (process.cpuUsage, every thread: executors' bookkeeping, the spawn requests, the
  *     diffs) plus the native launcher co-process's own utime + stime; harness_cpu_helpers_ms_per_rollout
  *     is the launcher's share. Not included: the commands the launcher runs (the sandboxes, the
- *     agents, the workspace copies and removals: the rollouts' own work) and the model service (the
+ *     agents, the workspace copies, diffs' find and removals: the rollouts' own work) and the model service (the
  *     capacity under test); empty on records from before the launcher was counted
  *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts (percentile bootstrap)
  *   cell_wall_ms, load_1m_start, load_1m_end

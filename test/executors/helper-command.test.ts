@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runHelper } from '../../executors/launch/helper-command.ts';
 import { meterHelperCpu, processCpu } from '../../executors/launch/helper-cpu.ts';
 import { closeTimingSession, harnessHelperPids, timingSession } from '../../executors/launch/timing-session.ts';
-import { copyEntries, copyWorkspace, diffWorkspaces, removeTree, treeDigest } from '../../executors/workspace-diff.ts';
+import { copyEntries, copyWorkspace, diffInventories, diffWorkspaces, diffWorkspacesVia, inventory, removeTree, treeDigest } from '../../executors/workspace-diff.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbench-helper-'));
 afterAll(async () => {
@@ -103,5 +103,47 @@ describe('helper commands', () => {
     await timingSession();
     expect(harnessHelperPids()).toHaveLength(1);
     expect(meterHelperCpu().read().pids).toEqual(harnessHelperPids());
+  });
+});
+
+describe('diff after a copy (find through the launcher, only changed entries hashed)', () => {
+  it('reports exactly what the full in-process walk reports, for every kind of change', async () => {
+    await timingSession();
+    const base = join(dir, 'find-base');
+    makeTree(base);
+    mkdirSync(join(base, 'gone-dir', 'sub'), { recursive: true });
+    writeFileSync(join(base, 'gone-dir', 'sub', 'f'), 'f\n');
+    writeFileSync(join(base, 'same-size.txt'), 'aaaa\n');
+    writeFileSync(join(base, 'becomes-dir'), 'x\n');
+    symlinkSync('run.sh', join(base, 'retarget'));
+    const copy = join(dir, 'find-copy');
+    await copyWorkspace(base, copy);
+    expect(await diffWorkspacesVia(base, join(dir, 'not-a-copy')).catch(() => null)).toBeNull(); // no mark, no such tree: the walk throws
+    // Unchanged copy: nothing, by the fast path.
+    await copyWorkspace(base, join(dir, 'find-clean'));
+    expect(await diffWorkspacesVia(base, join(dir, 'find-clean'))).toEqual({ changed: [], via: 'find' });
+    // Every kind of change, including a same-size rewrite whose mtime is put back (only ctime shows it).
+    const sameSize = join(copy, 'same-size.txt');
+    const stamp = statSync(sameSize);
+    writeFileSync(sameSize, 'bbbb\n');
+    utimesSync(sameSize, stamp.atime, stamp.mtime);
+    writeFileSync(join(copy, 'src', 'a.py'), 'print(3)\n');
+    chmodSync(join(copy, 'src', 'deep', 'b.txt'), 0o600);
+    mkdirSync(join(copy, 'new-dir', 'inner'), { recursive: true });
+    writeFileSync(join(copy, 'new-dir', 'inner', 'n.txt'), 'n\n');
+    rmSync(join(copy, 'gone-dir'), { recursive: true });
+    rmSync(join(copy, 'becomes-dir'));
+    mkdirSync(join(copy, 'becomes-dir'));
+    rmSync(join(copy, 'retarget'));
+    symlinkSync('src/a.py', join(copy, 'retarget'));
+    writeFileSync(join(copy, 'renamed-over.tmp'), 'print(1)\n');
+    // (A file replaced by a directory is not listed by the walk either: both ways agree, as checked below.)
+    const walked = diffInventories(inventory(base), inventory(copy));
+    const fast = await diffWorkspacesVia(base, copy);
+    expect(fast.via).toBe('find');
+    expect(fast.changed).toEqual(walked);
+    expect(walked).toEqual(expect.arrayContaining(['same-size.txt', 'src/a.py', 'src/deep/b.txt', 'new-dir', 'new-dir/inner/n.txt', 'gone-dir (deleted)', 'gone-dir/sub/f (deleted)', 'retarget', 'renamed-over.tmp']));
+    // The mark is used once: a second diff walks (and agrees).
+    expect(await diffWorkspacesVia(base, copy)).toEqual({ changed: walked, via: 'walk' });
   });
 });
