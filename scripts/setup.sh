@@ -79,9 +79,10 @@ fi
 # built from Debian's sid source package into /opt/sandbench-criu; never fatal (the arm says why).
 sh scripts/build-criu.sh || log "CRIU could not be built; checkpoint arms of podman will be unavailable (see sandbench doctor)"
 
-# The agent CLI layers CI's agent spec runs (codex and opencode, from npm; ~0.6 GB, a minute or two the
-# first time), cached under $SANDBENCH_HOME/agents; never fatal (the agent run then names the layer).
-sh scripts/build-agent-layers.sh codex opencode || log "an agent layer could not be built; the agent arms will fail with the build's message"
+# The agent CLI layers the tests run (codex and opencode for CI's agent spec, Claude Code for the replay
+# kind's native-resume tests; from npm, ~1 GB, two or three minutes the first time), cached under
+# $SANDBENCH_HOME/agents; never fatal (the agent run then names the layer).
+sh scripts/build-agent-layers.sh codex opencode claude || log "an agent layer could not be built; the agent arms will fail with the build's message"
 
 log "building the task image (cached after the first build)"
 node bin/sandbench.mjs images build >/dev/null
