@@ -74,7 +74,9 @@ function parentBaseline(dir: string, input: PrefixInput): string {
 
 async function takeCheckpoint(run: RunContext, mechanism: CheckpointMechanism, backend: string, input: PrefixInput, timeoutMs: number): Promise<Parent> {
   const id = `bp-${backend}-${input.entry.agent}-${input.entry.index}`;
-  const dir = join(runScratchDir(run.stateDir, run.runId), 'branch-point', id);
+  // directly below the run's scratch dir, as the checkpoint kind's trials: a VM mechanism's QMP socket
+  // goes beside the trial dir and must stay within the 107-byte unix socket limit
+  const dir = join(runScratchDir(run.stateDir, run.runId), id);
   mkdirSync(dir, { recursive: true });
   const trial: MechanismTrial = { run, dir, trialId: id, baseline: parentBaseline(dir, input), program: stateProgram, timeoutMs };
   try {
