@@ -21,7 +21,7 @@ import type { Spec } from '../../harness/spec/schema.ts';
 import { readSection } from '../../harness/spec/kind-spec.ts';
 
 import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
-import { FORWARDER_SCRIPT, MODEL_JOURNAL_FILE, loadModelScript, startModelService, type ModelJournalEntry, type ModelScript, type ModelService } from '../../services/model/index.ts';
+import { MODEL_ENDPOINT_FILES, MODEL_JOURNAL_FILE, loadModelScript, startModelService, type ModelJournalEntry, type ModelScript, type ModelService } from '../../services/model/index.ts';
 import { baseRecord, freshTrialDir, trialScratchDir } from '../trial-experiment.ts';
 import { parseAgentArm } from './agent-arms.ts';
 import { agentKindAnalysis } from './agent-analysis.ts';
@@ -32,6 +32,14 @@ import { ensureLayer, type AgentLayer } from './layers.ts';
 import { agentSpecSection, type AgentSpec } from './agent-spec.ts';
 
 export const ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'agent', 'run-agent.sh');
+/** What run-agent.sh needs beside it in any support mount (the agent kind's, the rollout kind's), with the model endpoint. */
+/** codex's offline configuration (sourced by run-agent.sh and the replay kind's codex-resume.sh). */
+export const CODEX_CONFIG_SCRIPT = join(PROJECT_ROOT, 'experiments', 'agent', 'codex-config.sh');
+export const AGENT_ENTRY_FILES: Readonly<Record<string, string>> = {
+  'run-agent.sh': ENTRY_SCRIPT,
+  'codex-config.sh': CODEX_CONFIG_SCRIPT,
+  ...MODEL_ENDPOINT_FILES,
+};
 /** Inside every sandbox: the agent's layer and the support files (entry script, forwarder). */
 export const LAYER_TARGET = `${SANDBOX_MOUNT_ROOT}/agent`;
 export const SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/support`;
@@ -72,11 +80,13 @@ function resolveScript(options: AgentOptions): { script: ModelScript; turns: num
 /** The support directory the sandbox sees at SUPPORT_TARGET; its key changes with either file. */
 function writeSupport(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  copyFileSync(ENTRY_SCRIPT, join(dir, 'run-agent.sh'));
-  copyFileSync(FORWARDER_SCRIPT, join(dir, 'forwarder.py'));
+  const hash = createHash('sha256');
+  for (const [name, source] of Object.entries(AGENT_ENTRY_FILES)) {
+    copyFileSync(source, join(dir, name));
+    hash.update(`${name}\0`).update(readFileSync(source));
+  }
   chmodSync(join(dir, 'run-agent.sh'), 0o755);
-  const digest = createHash('sha256').update(readFileSync(ENTRY_SCRIPT)).update(readFileSync(FORWARDER_SCRIPT)).digest('hex');
-  return `agent-support-${digest.slice(0, 16)}`;
+  return `agent-support-${hash.digest('hex').slice(0, 16)}`;
 }
 
 /** URL-safe attempt id of a trial (trial ids hold ':' and '@'). */

@@ -20,7 +20,6 @@ support=$(dirname "$0")
 home=$(mktemp -d "${SANDBENCH_AGENT_TMP:-/tmp}/agent-home.XXXXXX") || exit 96
 export HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state"
 mkdir -p "$TMPDIR" "$XDG_CONFIG_HOME"
-fwd=
 trajdir=${SANDBENCH_AGENT_TRAJECTORY_DIR:-}
 # Session-persistence flags apply only when nobody collects the trajectory (the agent kind: no disk writes it does not need).
 ephemeral=--ephemeral no_persist=--no-session-persistence
@@ -29,28 +28,14 @@ if [ -n "$trajdir" ]; then
   mkdir -p "$trajdir" || exit 96
   ephemeral= no_persist=
 fi
+. "$support/model-endpoint.sh"
 cleanup() {
-  [ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+  model_endpoint_stop
   rm -rf "$home"
 }
 
-if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
-  url=$SANDBENCH_SERVICE_URL
-else
-  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$home/forwarder.out" 2>&1 &
-  fwd=$!
-  until grep -q FORWARDER_READY "$home/forwarder.out" 2> /dev/null; do
-    if ! kill -0 "$fwd" 2> /dev/null; then
-      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$home/forwarder.out")" >&2
-      fwd=
-      cleanup
-      exit 97
-    fi
-    sleep 0.005
-  done
-  echo FORWARDER_READY
-  url=http://127.0.0.1:18080
-fi
+model_endpoint "$home" || { cleanup; exit 97; }
+[ -n "$fwd" ] && echo FORWARDER_READY
 
 # The route prefix names the script task and this trial (the journal's task_id and attempt).
 url="$url${SANDBENCH_MODEL_ROUTE:-}"
@@ -58,31 +43,8 @@ key=sandbench-offline-key
 case "$agent" in
   codex)
     export CODEX_HOME="$home/.codex" SANDBENCH_MODEL_KEY=$key
-    mkdir -p "$CODEX_HOME"
-    cat > "$CODEX_HOME/config.toml" << EOF
-model = "fake-model"
-model_provider = "sandbench"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-check_for_update_on_startup = false
-
-[model_providers.sandbench]
-name = "sandbench"
-base_url = "$url/v1"
-wire_api = "responses"
-env_key = "SANDBENCH_MODEL_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[features]
-plugins = false
-EOF
+    . "$support/codex-config.sh"
+    write_codex_config "$CODEX_HOME" "$url" || exit 96
     session_root=$CODEX_HOME/sessions session_glob='rollout-*.jsonl' native=codex-rollout.jsonl
     set -- "$layer/bin/codex" exec --skip-git-repo-check $ephemeral --dangerously-bypass-approvals-and-sandbox "$prompt"
     ;;

@@ -18,8 +18,8 @@ import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/t
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import { FORWARDER_SCRIPT, MODEL_JOURNAL_FILE, MODEL_SCRIPT_SCHEMA, loadModelScript, parseModelScript, type ModelScript } from '../../services/model/index.ts';
-import { ENTRY_SCRIPT as AGENT_ENTRY_SCRIPT, attemptId as urlSafe } from '../agent/agent-kind.ts';
+import { MODEL_JOURNAL_FILE, MODEL_SCRIPT_SCHEMA, loadModelScript, parseModelScript, type ModelScript } from '../../services/model/index.ts';
+import { AGENT_ENTRY_FILES, attemptId as urlSafe } from '../agent/agent-kind.ts';
 import { ensureLayer, type AgentLayer } from '../agent/layers.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
@@ -83,8 +83,7 @@ function writeSupport(dir: string, agentScript: string): { dir: string; key: str
   mkdirSync(dir, { recursive: true });
   const files: [string, string][] = [
     [ROLLOUT_ENTRY_SCRIPT, 'run-rollout-agent.sh'],
-    [AGENT_ENTRY_SCRIPT, 'run-agent.sh'],
-    [FORWARDER_SCRIPT, 'forwarder.py'],
+    ...Object.entries(AGENT_ENTRY_FILES).map(([name, source]): [string, string] => [source, name]),
     [agentScript, 'agent.py'],
   ];
   const hash = createHash('sha256');

@@ -19,29 +19,12 @@ fi
 meta=.sandbench-rollout
 mkdir -p "$meta" || exit 96
 printf '%s' "$prompt" > "$meta/prompt.txt"
-fwd=
-tmp=
-if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
-  url=$SANDBENCH_SERVICE_URL
-else
-  tmp=$(mktemp -d "${SANDBENCH_AGENT_TMP:-/tmp}/rollout-fwd.XXXXXX") || exit 96
-  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$tmp/forwarder.out" 2>&1 &
-  fwd=$!
-  until grep -q FORWARDER_READY "$tmp/forwarder.out" 2> /dev/null; do
-    if ! kill -0 "$fwd" 2> /dev/null; then
-      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$tmp/forwarder.out")" >&2
-      rm -rf "$tmp"
-      exit 97
-    fi
-    sleep 0.005
-  done
-  echo FORWARDER_READY
-  url=http://127.0.0.1:18080
-fi
+. "$support/model-endpoint.sh"
+model_endpoint "${SANDBENCH_AGENT_TMP:-/tmp}" || exit 97
+[ -n "$fwd" ] && echo FORWARDER_READY
 python3 "$support/agent.py" --base-url "$url${SANDBENCH_MODEL_ROUTE:-}" --prompt-file "$meta/prompt.txt" \
   --trajectory "$meta/trajectory.json" --max-turns "${SANDBENCH_ROLLOUT_MAX_TURNS:-20}" \
   --tool-timeout "${SANDBENCH_ROLLOUT_TOOL_TIMEOUT:-30}" < /dev/null
 code=$?
-[ -n "$fwd" ] && kill "$fwd" 2> /dev/null
-[ -n "$tmp" ] && rm -rf "$tmp"
+model_endpoint_stop
 exit "$code"

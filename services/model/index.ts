@@ -71,6 +71,14 @@ export const SANDBOX_SOCKET_PATH = '/run/sandbench/model.sock';
 export const SANDBOX_MODEL_PORT = 18080;
 /** Absolute path of the in-sandbox TCP→Unix forwarder (stdlib python3; prints FORWARDER_READY); from PROJECT_ROOT, so the bundled dist/ CLI finds it too. */
 export const FORWARDER_SCRIPT = join(PROJECT_ROOT, 'services', 'model', 'forwarder.py');
+/**
+ * What every in-sandbox entry script needs to reach the service, by file name in its support mount:
+ * the forwarder and `model-endpoint.sh` (sourced: the direct URL or the forwarder, one copy for all).
+ */
+export const MODEL_ENDPOINT_FILES: Readonly<Record<string, string>> = {
+  'forwarder.py': FORWARDER_SCRIPT,
+  'model-endpoint.sh': join(PROJECT_ROOT, 'services', 'model', 'model-endpoint.sh'),
+};
 
 export interface ModelServiceConfig {
   script: ModelScript | string;

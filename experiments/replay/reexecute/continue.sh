@@ -10,27 +10,10 @@ support=$(dirname "$0")
 meta=.sandbench-replay
 python3 "$support/replay-driver.py" "$1" --meta "$meta" || exit 95
 echo CONTINUE_START
-fwd=
-tmp=
-if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
-  url=$SANDBENCH_SERVICE_URL
-else
-  tmp=$(mktemp -d /tmp/replay-fwd.XXXXXX) || exit 96
-  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$tmp/forwarder.out" 2>&1 &
-  fwd=$!
-  until grep -q FORWARDER_READY "$tmp/forwarder.out" 2> /dev/null; do
-    if ! kill -0 "$fwd" 2> /dev/null; then
-      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$tmp/forwarder.out")" >&2
-      rm -rf "$tmp"
-      exit 97
-    fi
-    sleep 0.005
-  done
-  url=http://127.0.0.1:18080
-fi
+. "$support/model-endpoint.sh"
+model_endpoint /tmp || exit 97
 python3 "$support/agent.py" --base-url "$url${SANDBENCH_MODEL_ROUTE:-}" --prompt-file "$meta/prompt.txt" \
   --trajectory "$meta/trajectory.json" --resume-from "$meta/history.json" --max-turns 4 --tool-timeout 30 < /dev/null
 code=$?
-[ -n "$fwd" ] && kill "$fwd" 2> /dev/null
-[ -n "$tmp" ] && rm -rf "$tmp"
+model_endpoint_stop
 exit "$code"

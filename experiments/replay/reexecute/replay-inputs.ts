@@ -11,17 +11,18 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_MOUNT_ROOT, type SandboxMount } from '../../../harness/contracts/executor.ts';
 import { PROJECT_ROOT } from '../../../harness/state-dir.ts';
+import { MODEL_ENDPOINT_FILES } from '../../../services/model/index.ts';
 import { cutAfterStep } from '../cut-prefix.ts';
 import { parseTrajectory } from '../prepare-prefix.ts';
 import type { FixtureEntry } from '../replay-fixtures.ts';
 import type { RecordedCall } from './fidelity.ts';
 
 export const DRIVER_SOURCE = join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute', 'replay-driver.py');
-/** Mode continue also runs these from the mount: its entry script, the built-in agent, the forwarder. */
+/** Mode continue also runs these from the mount: its entry script, the built-in agent, the model endpoint (forwarder). */
 const CONTINUE_SOURCES = {
   'continue.sh': join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute', 'continue.sh'),
   'agent.py': join(PROJECT_ROOT, 'experiments', 'rollout', 'agent', 'agent.py'),
-  'forwarder.py': join(PROJECT_ROOT, 'services', 'model', 'forwarder.py'),
+  ...MODEL_ENDPOINT_FILES,
 };
 export const REPLAY_MOUNT_TARGET = `${SANDBOX_MOUNT_ROOT}/replay`;
 

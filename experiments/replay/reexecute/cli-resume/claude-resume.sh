@@ -16,25 +16,12 @@ echo CONTINUE_START
 home=$PWD/$meta/claude-home
 export HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_CACHE_HOME="$home/.cache" XDG_DATA_HOME="$home/.local/share" XDG_STATE_HOME="$home/.local/state"
 mkdir -p "$TMPDIR" "$XDG_CONFIG_HOME" || exit 98
-fwd=
+. "$support/model-endpoint.sh"
 finish() {
-  [ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+  model_endpoint_stop
   exit "$1"
 }
-if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
-  url=$SANDBENCH_SERVICE_URL
-else
-  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$home/forwarder.out" 2>&1 &
-  fwd=$!
-  until grep -q FORWARDER_READY "$home/forwarder.out" 2> /dev/null; do
-    if ! kill -0 "$fwd" 2> /dev/null; then
-      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$home/forwarder.out")" >&2
-      exit 97
-    fi
-    sleep 0.005
-  done
-  url=http://127.0.0.1:18080
-fi
+model_endpoint "$home" || exit 97
 session=$(python3 "$support/seed-claude-session.py" "$2" "$meta/replayed.json" "$HOME") || finish 98
 echo "SEEDED_SESSION $session"
 # The same offline environment as the agent kind's claude (experiments/agent/run-agent.sh), with session persistence.

@@ -25,7 +25,8 @@ import { join } from 'node:path';
 import { SANDBOX_MOUNT_ROOT, type OutputLine, type RunningTrial, type SandboxMount, type TaskCommand } from '../../../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../../../harness/journal/trial-record.ts';
 import { PROJECT_ROOT } from '../../../../harness/state-dir.ts';
-import { FORWARDER_SCRIPT, readModelJournal, readRequestBodies, summarizeAttempts } from '../../../../services/model/index.ts';
+import { MODEL_ENDPOINT_FILES, readModelJournal, readRequestBodies, summarizeAttempts } from '../../../../services/model/index.ts';
+import { CODEX_CONFIG_SCRIPT } from '../../../agent/agent-kind.ts';
 import type { AgentLayer } from '../../../agent/layers.ts';
 import { continuationJudge, continueTaskId } from '../continuation.ts';
 import { normalizeObservation } from '../fidelity.ts';
@@ -38,7 +39,8 @@ const sources = (cli: ResumeCli) => ({
   [cli.entry]: join(HERE, 'cli-resume', cli.entry),
   [cli.seeder]: join(HERE, 'cli-resume', cli.seeder),
   'replay-driver.py': join(HERE, 'replay-driver.py'),
-  'forwarder.py': FORWARDER_SCRIPT,
+  'codex-config.sh': CODEX_CONFIG_SCRIPT,
+  ...MODEL_ENDPOINT_FILES,
 });
 export const RESUME_SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/cli-resume`;
 export const RESUME_LAYER_TARGET = `${SANDBOX_MOUNT_ROOT}/agent`;

@@ -18,50 +18,15 @@ echo CONTINUE_START
 home=$PWD/$meta/codex-home
 export HOME="$home" CODEX_HOME="$home/.codex" TMPDIR="$home/tmp" SANDBENCH_MODEL_KEY=sandbench-offline-key
 mkdir -p "$CODEX_HOME" "$TMPDIR" || exit 98
-fwd=
+. "$support/model-endpoint.sh"
 finish() {
-  [ -n "$fwd" ] && kill "$fwd" 2> /dev/null
+  model_endpoint_stop
   exit "$1"
 }
-if [ -n "${SANDBENCH_SERVICE_URL:-}" ]; then
-  url=$SANDBENCH_SERVICE_URL
-else
-  python3 "$support/forwarder.py" --listen 127.0.0.1:18080 --socket "$SANDBENCH_SERVICE_SOCKET" > "$home/forwarder.out" 2>&1 &
-  fwd=$!
-  until grep -q FORWARDER_READY "$home/forwarder.out" 2> /dev/null; do
-    if ! kill -0 "$fwd" 2> /dev/null; then
-      echo "SANDBENCH_AGENT_ERROR forwarder died: $(cat "$home/forwarder.out")" >&2
-      exit 97
-    fi
-    sleep 0.005
-  done
-  url=http://127.0.0.1:18080
-fi
-# The same offline configuration as the agent kind's codex (experiments/agent/run-agent.sh), without --ephemeral.
-cat > "$CODEX_HOME/config.toml" << EOF
-model = "fake-model"
-model_provider = "sandbench"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-check_for_update_on_startup = false
-
-[model_providers.sandbench]
-name = "sandbench"
-base_url = "$url${SANDBENCH_MODEL_ROUTE:-}/v1"
-wire_api = "responses"
-env_key = "SANDBENCH_MODEL_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[features]
-plugins = false
-EOF
+model_endpoint "$home" || exit 97
+# The same offline configuration as the agent kind's codex (experiments/agent/codex-config.sh), without --ephemeral.
+. "$support/codex-config.sh"
+write_codex_config "$CODEX_HOME" "$url${SANDBENCH_MODEL_ROUTE:-}" || finish 98
 session=$(python3 "$support/seed-codex-session.py" "$2" "$meta/replayed.json" "$CODEX_HOME") || finish 98
 echo "SEEDED_SESSION $session"
 "$SANDBENCH_AGENT_LAYER/bin/codex" exec resume --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
