@@ -38,6 +38,7 @@ const HERE = join(PROJECT_ROOT, 'experiments', 'replay', 'reexecute');
 const sources = (cli: ResumeCli) => ({
   [cli.entry]: join(HERE, 'cli-resume', cli.entry),
   [cli.seeder]: join(HERE, 'cli-resume', cli.seeder),
+  'seed_common.py': join(HERE, 'cli-resume', 'seed_common.py'),
   'replay-driver.py': join(HERE, 'replay-driver.py'),
   'codex-config.sh': CODEX_CONFIG_SCRIPT,
   ...MODEL_ENDPOINT_FILES,

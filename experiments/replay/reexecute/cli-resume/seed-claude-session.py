@@ -15,25 +15,20 @@ import json
 import os
 import re
 import sys
-import time
 import uuid
+
+from seed_common import SeedError, read_inputs, replayed_call, session_clock
 
 EMPTY = "(Bash completed with no output)"
 
 
 def main() -> int:
-    if len(sys.argv) != 4:
-        print("usage: seed-claude-session.py TEMPLATE REPLAYED HOME", file=sys.stderr)
+    inputs = read_inputs("usage: seed-claude-session.py TEMPLATE REPLAYED HOME")
+    if inputs is None:
         return 2
-    with open(sys.argv[1], encoding="utf-8") as handle:
-        template = json.load(handle)
-    with open(sys.argv[2], encoding="utf-8") as handle:
-        replayed = {call["id"]: call for call in json.load(handle)["calls"]}
-    home = sys.argv[3]
+    template, replayed, home = inputs
     cwd = os.getcwd()
-    now = time.time()
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % int((now % 1) * 1000)
-    session_id = str(uuid.uuid4())
+    now, stamp, session_id = session_clock()
     events = []
     parent = None
     for k, message in enumerate(template["messages"]):
@@ -43,9 +38,10 @@ def main() -> int:
             for block in content:
                 block = dict(block)
                 if block["type"] == "tool_result":
-                    call = replayed.get(block["tool_use_id"])
-                    if call is None:
-                        print("SANDBENCH_SEED_ERROR no replayed call %s for the template's slot" % block["tool_use_id"], file=sys.stderr)
+                    try:
+                        call = replayed_call(replayed, block["tool_use_id"])
+                    except SeedError as error:
+                        print(error, file=sys.stderr)
                         return 2
                     block["content"] = call["output"] if call["output"] != "" else EMPTY
                     block["is_error"] = call["exit_code"] != 0

@@ -18,7 +18,8 @@ import math
 import os
 import sys
 import time
-import uuid
+
+from seed_common import SeedError, read_inputs, replayed_call, session_clock
 
 
 def envelope(call_id: str, exit_code: int, output: str, duration_ns: int) -> str:
@@ -30,17 +31,11 @@ def envelope(call_id: str, exit_code: int, output: str, duration_ns: int) -> str
 
 
 def main() -> int:
-    if len(sys.argv) != 4:
-        print("usage: seed-codex-session.py TEMPLATE REPLAYED CODEX_HOME", file=sys.stderr)
+    inputs = read_inputs("usage: seed-codex-session.py TEMPLATE REPLAYED CODEX_HOME")
+    if inputs is None:
         return 2
-    with open(sys.argv[1], encoding="utf-8") as handle:
-        template = json.load(handle)
-    with open(sys.argv[2], encoding="utf-8") as handle:
-        replayed = {call["id"]: call for call in json.load(handle)["calls"]}
-    home = sys.argv[3]
-    now = time.time()
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % int((now % 1) * 1000)
-    session_id = str(uuid.uuid4())
+    template, replayed, home = inputs
+    now, stamp, session_id = session_clock()
     lines = [{"timestamp": stamp, "type": "session_meta", "payload": {
         "id": session_id,
         "timestamp": stamp,
@@ -53,9 +48,10 @@ def main() -> int:
     for item in template["items"]:
         payload = dict(item)
         if payload["type"] == "function_call_output":
-            call = replayed.get(payload["call_id"])
-            if call is None:
-                print("SANDBENCH_SEED_ERROR no replayed call %s for the template's slot" % payload["call_id"], file=sys.stderr)
+            try:
+                call = replayed_call(replayed, payload["call_id"])
+            except SeedError as error:
+                print(error, file=sys.stderr)
                 return 2
             payload["output"] = envelope(call["id"], call["exit_code"], call["output"], call["duration_ns"])
         lines.append({"timestamp": stamp, "type": "response_item", "payload": payload})
