@@ -2,13 +2,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { containersOfRun, IMAGE_LABEL, taskImageTag } from '../../executors/container-common.ts';
-import { createDockerExecutor, dockerCli, type DockerExecutor } from '../../executors/docker.ts';
+import { createDockerExecutor, dockerCli } from '../../executors/docker.ts';
 import { acquireDockerd, dockerdPaths, engineAnswers, startedByFile } from '../../executors/dockerd-manager.ts';
 import { isAlive } from '../../harness/controls/proc-tree.ts';
 import { containerCases } from './container-harness.ts';
-import { makeTestRun, type TestRun } from '../support/trial-fixture.ts';
+import { usePreparedExecutor } from '../support/trial-fixture.ts';
 
 const probe = await createDockerExecutor().probe();
 const external = Boolean(process.env.DOCKER_HOST);
@@ -26,19 +26,7 @@ describe('dockerd paths', () => {
 });
 
 describe.skipIf(!probe.available)('docker executor', () => {
-  let executor: DockerExecutor;
-  let test: TestRun;
-
-  beforeAll(async () => {
-    test = await makeTestRun('dock');
-    executor = createDockerExecutor();
-    await executor.prepare(test.run);
-  }, 300_000);
-
-  afterAll(async () => {
-    await executor?.teardown();
-    await test?.dispose();
-  }, 120_000);
+  const prepared = usePreparedExecutor('dock', createDockerExecutor);
 
   it('probe records client, daemon and containerd versions, or how the daemon will be started', () => {
     expect(probe.version).toMatch(/\d+\.\d+/);
@@ -46,42 +34,42 @@ describe.skipIf(!probe.available)('docker executor', () => {
   });
 
   it('runs on the private dockerd (own data root, socket under $SANDBENCH_HOME) unless DOCKER_HOST is given', async () => {
-    const lease = executor.dockerdLease();
+    const lease = prepared.executor.dockerdLease();
     if (external) {
       expect(lease).toBeNull();
       return;
     }
     expect(lease).not.toBeNull();
-    const paths = dockerdPaths(test.run.stateDir);
+    const paths = dockerdPaths(prepared.test.run.stateDir);
     expect(lease!.host).toBe(paths.host);
     expect(paths.socket.length).toBeLessThan(108);
     expect(await engineAnswers(dockerCli(), paths.host)).toBe(true);
     const pid = Number(readFileSync(paths.pidFile, 'utf8'));
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--data-root', paths.dataRoot, '--iptables=false', '--bridge=none']));
-    expect(test.run.cleanup.pending().map((handle) => handle.kind)).toContain('daemon');
-    if (lease!.startedHere) expect(existsSync(startedByFile(paths, test.run.runId))).toBe(true);
+    expect(prepared.test.run.cleanup.pending().map((handle) => handle.kind)).toContain('daemon');
+    if (lease!.startedHere) expect(existsSync(startedByFile(paths, prepared.test.run.runId))).toBe(true);
   });
 
   it('imports the task image tagged and labelled by digest', async () => {
-    const engine = executor.engine()!;
-    const tag = taskImageTag(test.run.image.digest);
+    const engine = prepared.executor.engine()!;
+    const tag = taskImageTag(prepared.test.run.image.digest);
     const inspect = await execa(engine.cli, [...engine.globalArgs, 'image', 'inspect', '--format', `{{index .RootFS.Layers 0}} {{index .Config.Labels "${IMAGE_LABEL}"}}`, tag]);
-    expect(inspect.stdout.trim()).toBe(`${test.run.image.digest} 1`);
-    expect(executor.imageFacts()).toMatchObject({ image_tag: tag, layer_digest: test.run.image.digest, image_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(inspect.stdout.trim()).toBe(`${prepared.test.run.image.digest} 1`);
+    expect(prepared.executor.imageFacts()).toMatchObject({ image_tag: tag, layer_digest: prepared.test.run.image.digest, image_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
   });
 
-  containerCases(() => executor, () => test);
+  containerCases(() => prepared.executor, () => prepared.test);
 
   it('leaves no container of the run behind', async () => {
-    expect(await containersOfRun(executor.engine()!, test.run.runId)).toEqual([]);
+    expect(await containersOfRun(prepared.executor.engine()!, prepared.test.run.runId)).toEqual([]);
   });
 
   it.skipIf(external)('teardown stops the private dockerd unless another live run still holds it', async () => {
-    const paths = dockerdPaths(test.run.stateDir);
+    const paths = dockerdPaths(prepared.test.run.stateDir);
     const pid = Number(readFileSync(paths.pidFile, 'utf8'));
-    await executor.teardown();
+    await prepared.executor.teardown();
     const otherHolders = existsSync(paths.leasesDir) ? readdirSync(paths.leasesDir) : [];
-    expect(otherHolders.some((name) => name.startsWith(`${test.run.runId}.`))).toBe(false);
+    expect(otherHolders.some((name) => name.startsWith(`${prepared.test.run.runId}.`))).toBe(false);
     if (otherHolders.length === 0) {
       expect(isAlive(pid)).toBe(false);
       expect(await engineAnswers(dockerCli(), paths.host, 3_000)).toBe(false);
@@ -90,14 +78,14 @@ describe.skipIf(!probe.available)('docker executor', () => {
     } else {
       expect(await engineAnswers(dockerCli(), paths.host)).toBe(true);
     }
-    expect(test.run.cleanup.pending()).toEqual([]);
+    expect(prepared.test.run.cleanup.pending()).toEqual([]);
   }, 60_000);
 
   it.skipIf(external)('a holder killed with -9 does not pin the daemon: the next last release stops it', async () => {
-    const paths = dockerdPaths(test.run.stateDir);
+    const paths = dockerdPaths(prepared.test.run.stateDir);
     const holderScript = `
       import { acquireDockerd } from './executors/dockerd-manager.ts';
-      await acquireDockerd({ stateDir: ${JSON.stringify(test.run.stateDir)}, runId: 'victim-${test.run.runId}', cli: ${JSON.stringify(dockerCli())}, log: () => {} });
+      await acquireDockerd({ stateDir: ${JSON.stringify(prepared.test.run.stateDir)}, runId: 'victim-${prepared.test.run.runId}', cli: ${JSON.stringify(dockerCli())}, log: () => {} });
       console.log('HOLDING');
       setInterval(() => {}, 1000);`;
     const holder = execa('node', ['--import', 'tsx', '--input-type=module', '-e', holderScript], { cwd: process.cwd(), reject: false });
@@ -107,7 +95,7 @@ describe.skipIf(!probe.available)('docker executor', () => {
     });
     holder.kill('SIGKILL');
     await holder;
-    const lease = await acquireDockerd({ stateDir: test.run.stateDir, runId: test.run.runId, cli: dockerCli(), log: () => undefined });
+    const lease = await acquireDockerd({ stateDir: prepared.test.run.stateDir, runId: prepared.test.run.runId, cli: dockerCli(), log: () => undefined });
     const pid = lease.pid!;
     const stopped = await lease.release();
     const others = existsSync(paths.leasesDir) ? readdirSync(paths.leasesDir) : [];

@@ -1,28 +1,15 @@
 /** The podman executor against real Podman (runc, cgroup v1 hybrid here): container-specific behaviour. */
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL, type ContainerExecutor } from '../../executors/container-common.ts';
+import { describe, expect, it } from 'vitest';
+import { containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL } from '../../executors/container-common.ts';
 import { createPodmanExecutor } from '../../executors/podman.ts';
 import { containerCases } from './container-harness.ts';
-import { makeTestRun, type TestRun } from '../support/trial-fixture.ts';
+import { usePreparedExecutor } from '../support/trial-fixture.ts';
 
 const probe = await createPodmanExecutor().probe();
 
 describe.skipIf(!probe.available)('podman executor', () => {
-  let executor: ContainerExecutor;
-  let test: TestRun;
-
-  beforeAll(async () => {
-    test = await makeTestRun('pod');
-    executor = createPodmanExecutor();
-    await executor.prepare(test.run);
-  }, 300_000);
-
-  afterAll(async () => {
-    await executor?.teardown();
-    expect(await test.run.cleanup.releaseAll()).toEqual([]);
-    await test?.dispose();
-  }, 120_000);
+  const prepared = usePreparedExecutor('pod', createPodmanExecutor, { checkCleanup: true });
 
   it('probe records podman, runc, conmon and the cgroup mode', () => {
     expect(probe.version).toMatch(/^podman \d+\.\d+/);
@@ -33,15 +20,15 @@ describe.skipIf(!probe.available)('podman executor', () => {
   });
 
   it('imports the task image once, tagged and labelled by digest', async () => {
-    const tag = taskImageTag(test.run.image.digest);
+    const tag = taskImageTag(prepared.test.run.image.digest);
     const inspect = await execa('podman', ['image', 'inspect', '--format', `{{index .RootFS.Layers 0}} {{index .Labels "${IMAGE_LABEL}"}}`, tag]);
-    expect(inspect.stdout.trim()).toBe(`${test.run.image.digest} 1`);
+    expect(inspect.stdout.trim()).toBe(`${prepared.test.run.image.digest} 1`);
     // A second prepare finds the same digest and does not import again (the image id stays).
     const before = (await execa('podman', ['image', 'inspect', '--format', '{{.Id}}', tag])).stdout;
     const again = createPodmanExecutor();
-    await again.prepare(test.run);
+    await again.prepare(prepared.test.run);
     expect((await execa('podman', ['image', 'inspect', '--format', '{{.Id}}', tag])).stdout).toBe(before);
-    expect(again.imageFacts()).toEqual({ image_tag: tag, image_id: before.trim(), layer_digest: test.run.image.digest });
+    expect(again.imageFacts()).toEqual({ image_tag: tag, image_id: before.trim(), layer_digest: prepared.test.run.image.digest });
     await again.teardown();
   }, 120_000);
 
@@ -70,9 +57,9 @@ describe.skipIf(!probe.available)('podman executor', () => {
     expect(containerName('r:1', 't/1', 'abc')).toBe('sandbench-r-1-t-1-abc');
   });
 
-  containerCases(() => executor, () => test);
+  containerCases(() => prepared.executor, () => prepared.test);
 
   it('leaves no container of the run behind', async () => {
-    expect(await containersOfRun(executor.engine()!, test.run.runId)).toEqual([]);
+    expect(await containersOfRun(prepared.executor.engine()!, prepared.test.run.runId)).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
@@ -36,6 +37,33 @@ export async function makeTestRun(label: string): Promise<TestRun> {
     async dispose() {
       await cleanup.releaseAll();
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Inside a describe: a test run and an executor prepared on it before the block's tests, torn down
+ * after them (with `checkCleanup`, the run's cleanup registry must then release nothing).
+ */
+export function usePreparedExecutor<E extends Executor>(label: string, create: () => E, options: { checkCleanup?: boolean } = {}): { readonly executor: E; readonly test: TestRun } {
+  let executor: E | undefined;
+  let test: TestRun | undefined;
+  beforeAll(async () => {
+    test = await makeTestRun(label);
+    executor = create();
+    await executor.prepare(test.run);
+  }, 300_000);
+  afterAll(async () => {
+    await executor?.teardown();
+    if (options.checkCleanup && test) expect(await test.run.cleanup.releaseAll()).toEqual([]);
+    await test?.dispose();
+  }, 120_000);
+  return {
+    get executor() {
+      return executor!;
+    },
+    get test() {
+      return test!;
     },
   };
 }
