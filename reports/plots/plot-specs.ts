@@ -148,13 +148,10 @@ export function forestSpec(title: string, rows: readonly ForestRow[], threshold?
 
 /** A kind's line chart (density capacity by N): one line per series, a log-2 x axis when the kind asks (N doubles). */
 export function kindChartSpec(chart: KindChart): TopLevelSpec {
+  const frame = { $schema: SCHEMA, title: chart.title, width: WIDTH, height: HEIGHT, data: { values: chart.points.map((p) => ({ series: p.series, x: p.x, y: p.y })) } };
   if (chart.mark === 'stacked-bar') {
     return {
-      $schema: SCHEMA,
-      title: chart.title,
-      width: WIDTH,
-      height: HEIGHT,
-      data: { values: chart.points.map((p) => ({ series: p.series, x: p.x, y: p.y })) },
+      ...frame,
       mark: { type: 'bar' },
       encoding: {
         x: { field: 'x', type: 'ordinal', title: chart.x.title },
@@ -164,11 +161,7 @@ export function kindChartSpec(chart: KindChart): TopLevelSpec {
     } as TopLevelSpec;
   }
   return {
-    $schema: SCHEMA,
-    title: chart.title,
-    width: WIDTH,
-    height: HEIGHT,
-    data: { values: chart.points.map((p) => ({ series: p.series, x: p.x, y: p.y })) },
+    ...frame,
     mark: { type: 'line', point: true },
     encoding: {
       x: { field: 'x', type: 'quantitative', title: chart.x.title, scale: chart.x.log ? { type: 'log', base: 2 } : { zero: false } },
