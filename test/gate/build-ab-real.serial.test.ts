@@ -3,7 +3,8 @@
  * run differ only in build.wrapper — a no-delay shim, a byte-identical copy of it (A/A) and a shim
  * that sleeps 2 ms before exec (test/fixtures/builds/delay-exec.c). The gate of the 2 ms arm against
  * the no-delay arm is a regression (exit 1); the A/A pair is never one; environment.json records
- * each arm's wrapper with its sha256 and the gate prints what differed. The run goes under
+ * each arm's wrapper with its sha256 and the gate prints what differed (an A/A pair whose P50 the
+ * gate refuses for separated clusters is accepted as not judged, never as a regression). The run goes under
  * SCHED_FIFO (`chrt -f 10`) where permitted, as the README's CI recipe does on a shared host: at a
  * load of 20+ on 2 cores half the plain launches of /bin/true wait ~10 ms for a CPU (separated
  * clusters), under chrt they take 0.9 ms ± 0.1.
@@ -58,7 +59,12 @@ describe('interleaved A/B of two builds in one run', () => {
     expect(slow.code, slow.stdout).toBe(1);
     expect(slow.stdout).toContain(`the arms differ in build: wrapper: ${join(work, 'shim')} (sha256:`);
     const same = await runCli(['gate', out, '--baseline-arm', 'host:base', '--candidate-arm', 'host:copy', '--metric', 'completion_ms', '--threshold', '50%']);
-    expect([0, 2], same.stdout).toContain(same.code);
+    // Never a regression. Undecided (2) or pass (0); or invalid (3) only because a P50 of separated
+    // clusters describes neither — this VM's host launches sometimes split ~0.46 / ~0.70 ms within one
+    // run (seen in a fresh-clone CI run), and the gate then refuses the median rather than judge it.
+    expect(same.code, same.stdout).not.toBe(1);
+    if (same.code === 3) expect(same.stdout).toMatch(/separated clusters, so its P50 describes neither/);
+    else expect([0, 2], same.stdout).toContain(same.code);
     expect(same.stdout).toContain('byte-identical (same sha256: an A/A pair)');
     // Only --candidate-arm: the spec has no compare, so the first arm is the baseline, and the output says so.
     const defaulted = await runCli(['gate', out, '--candidate-arm', 'host:slow', '--metric', 'completion_ms', '--threshold', '50%']);
