@@ -1,12 +1,12 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dirs.ts';
 import { acquireRunLock, liveRunIdsOnMachine, liveRunsDir, readRunLocks, runLocksDir } from '../../harness/run/run-lock.ts';
 
 describe('run lock', () => {
   it('is live while held, dead once released, for a dead or recycled pid, and when torn', () => {
-    const home = mkdtempSync(join(tmpdir(), 'sandbench-lock-'));
+    const home = tempDir('sandbench-lock-');
     const release = acquireRunLock(home, 'r-live');
     expect(readRunLocks(home)).toEqual([expect.objectContaining({ runId: 'r-live', pid: process.pid, alive: true })]);
     release();
@@ -23,10 +23,10 @@ describe('run lock', () => {
 
   it('is visible machine-wide: a clean on another state dir sees the run as live, and a dead holder drops out', () => {
     const saved = process.env.SANDBENCH_LIVE_RUNS;
-    process.env.SANDBENCH_LIVE_RUNS = mkdtempSync(join(tmpdir(), 'sandbench-live-test-'));
+    process.env.SANDBENCH_LIVE_RUNS = tempDir('sandbench-live-test-');
     try {
-      const homeA = mkdtempSync(join(tmpdir(), 'sandbench-lock-a-'));
-      const homeB = mkdtempSync(join(tmpdir(), 'sandbench-lock-b-'));
+      const homeA = tempDir('sandbench-lock-a-');
+      const homeB = tempDir('sandbench-lock-b-');
       const release = acquireRunLock(homeA, 'r-elsewhere');
       expect(readRunLocks(homeB)).toEqual([]);
       expect(liveRunIdsOnMachine().has('r-elsewhere')).toBe(true);

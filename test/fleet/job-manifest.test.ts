@@ -5,19 +5,19 @@
  * would be dropped on the way, so "nothing lost" is checked by deep equality, then the fields a
  * Job needs are asserted on the typed objects.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { V1ConfigMap, V1Job } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { sandbench } from '../support/cli.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TYPES: Record<string, string> = { 'v1/ConfigMap': 'V1ConfigMap', 'batch/v1/Job': 'V1Job' };
 
 async function manifest(args: string[]): Promise<{ raw: Record<string, unknown>[]; typed: (V1ConfigMap | V1Job)[] }> {
-  const out = join(mkdtempSync(join(tmpdir(), 'sandbench-manifest-')), 'job.yaml');
+  const out = join(tempDir('sandbench-manifest-'), 'job.yaml');
   const result = await sandbench(['fleet', 'manifest', ...args, '--out', out]);
   expect(result.code, result.stderr).toBe(0);
   const raw = parseAllDocuments(readFileSync(out, 'utf8')).map((doc) => doc.toJS() as Record<string, unknown>);

@@ -1,11 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
 import { writeReport } from '../../reports/index.ts';
 import { stableIds } from '../../reports/plots/render-svg.ts';
 import { makeSyntheticBundle, type SyntheticArm } from './synthetic-bundle.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 import { kindCatalog } from '../../cli/kinds.ts';
 
 const kinds = await kindCatalog();
@@ -81,8 +81,7 @@ describe('report.html and report.md', () => {
   });
 
   it("renders the kind's own table and chart from its descriptor (density capacity, real pre-redesign bundle)", () => {
-    const scratch = mkdtempSync(join(tmpdir(), 'sandbench-report-density-'));
-    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    const scratch = tempDir('sandbench-report-density-');
     cpSync(resolve(import.meta.dirname, '../fixtures/bundles/density'), scratch, { recursive: true });
     writeReport(analyzeBundle(scratch, kinds, { write: false }));
     const html = readFileSync(join(scratch, 'report.html'), 'utf8');

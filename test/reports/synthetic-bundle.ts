@@ -3,10 +3,9 @@
  * with JournalWriter, resolved-spec.json and environment.json as `run` writes them. Values are
  * lognormal around a per-arm median from a seeded PRNG, so every test bundle is reproducible.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { afterAll } from 'vitest';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dirs.ts';
 import { buildPlan, serializePlan } from '../../harness/plan/plan.ts';
 import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
 import { JournalWriter } from '../../harness/journal/journal.ts';
@@ -58,15 +57,13 @@ export function syntheticEnvironment(overrides: { kernel?: string; imageDigest?:
 
 export const DEFAULT_ENVIRONMENT = syntheticEnvironment();
 
-const created: string[] = [];
-// Temp bundles live as long as the test file that made them.
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+// Temp bundles live as long as the test file that made them, under one parent: what a command
+// writes beside a bundle (compare's default `<candidate>-vs-<baseline>`) goes with them.
+let parent: string | null = null;
 
 export function makeSyntheticBundle(options: SyntheticOptions): string {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sandbench-report-test-'));
-  if (!options.dir) created.push(dir);
+  parent ??= tempDir('sandbench-report-bundles-');
+  const dir = options.dir ?? mkdtempSync(join(parent, 'sandbench-report-test-'));
   mkdirSync(dir, { recursive: true });
   const runId = options.runId ?? `synthetic-${options.seed ?? 1}`;
   const spec = {

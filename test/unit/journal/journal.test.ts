@@ -1,9 +1,9 @@
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalWriter, readJournal } from '../../../harness/journal/journal.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../../harness/journal/trial-record.ts';
+import { tempDir } from '../../support/temp-dirs.ts';
 
 function record(i: number, outcome: TrialRecord['outcome'] = 'ok'): TrialRecord {
   return {
@@ -17,7 +17,7 @@ function record(i: number, outcome: TrialRecord['outcome'] = 'ok'): TrialRecord 
 
 describe('journal', () => {
   it('round-trips records exactly, failures included', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'journal.jsonl');
+    const path = join(tempDir('sb-journal-'), 'journal.jsonl');
     const writer = new JournalWriter(path);
     const written = [record(0), record(1, 'failed'), record(2)];
     written.forEach((r) => writer.append(r));
@@ -28,7 +28,7 @@ describe('journal', () => {
   });
 
   it('drops a torn last line with a warning, never silently', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'journal.jsonl');
+    const path = join(tempDir('sb-journal-'), 'journal.jsonl');
     const writer = new JournalWriter(path);
     writer.append(record(0));
     writer.close();
@@ -39,13 +39,13 @@ describe('journal', () => {
   });
 
   it('refuses a corrupt line in the middle', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'journal.jsonl');
+    const path = join(tempDir('sb-journal-'), 'journal.jsonl');
     appendFileSync(path, `${JSON.stringify(record(0))}\n{"nope":1}\n${JSON.stringify(record(2))}\n`);
     expect(() => readJournal(path)).toThrow(/line 2/);
   });
 
   it('rejects a record with an unknown outcome', () => {
-    const writer = new JournalWriter(join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'journal.jsonl'));
+    const writer = new JournalWriter(join(tempDir('sb-journal-'), 'journal.jsonl'));
     expect(() => writer.append({ ...record(0), outcome: 'maybe' as never })).toThrow();
     writer.close();
     expect(readFileSync(writer.path, 'utf8')).toBe('');

@@ -3,12 +3,12 @@
  * recursive mkdirSync loops forever there), and `--resume` of a run killed before its plan was
  * written must say nothing was recorded and how to start again.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareBundleDir, resumeRefusal } from '../../../harness/run/bundle-dir.ts';
 import { sandbench } from '../../support/cli.ts';
+import { tempDir } from '../../support/temp-dirs.ts';
 
 describe('--out on a kernel pseudo-filesystem', () => {
   it('refuses /proc and /sys paths with the filesystem named, without hanging', () => {
@@ -17,19 +17,17 @@ describe('--out on a kernel pseudo-filesystem', () => {
   });
 
   it('still creates a normal nested directory', () => {
-    const root = mkdtempSync(join(tmpdir(), 'sandbench-out-'));
+    const root = tempDir('sandbench-out-');
     prepareBundleDir(join(root, 'a', 'b', 'c'), { allowExisting: false });
     expect(() => prepareBundleDir(join(root, 'a', 'b', 'c'), { allowExisting: true })).not.toThrow();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it('the CLI exits 2 naming the option (it used to hang forever)', async () => {
     // Before the fix this never returned; the test's own timeout is the hang detector.
-    const root = mkdtempSync(join(tmpdir(), 'sandbench-proc-'));
+    const root = tempDir('sandbench-proc-');
     const spec = join(root, 'spec.yaml');
     writeFileSync(spec, 'name: proc\nexperiment: shell-ready\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 30s\n');
     const run = await sandbench(['run', spec, '--out', '/proc/sandbench-x']);
-    rmSync(root, { recursive: true, force: true });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--out \/proc\/sandbench-x: \/proc is on procfs/);
   }, 180_000);
@@ -37,7 +35,7 @@ describe('--out on a kernel pseudo-filesystem', () => {
 
 describe('--resume of a run that never wrote its plan', () => {
   it('says nothing was recorded and gives the command to start again', () => {
-    const root = mkdtempSync(join(tmpdir(), 'sandbench-resume-'));
+    const root = tempDir('sandbench-resume-');
     const spec = join(root, 'my.yaml');
     writeFileSync(spec, 'name: x\n');
     const onlyCopy = join(root, 'b1');
@@ -52,15 +50,13 @@ describe('--resume of a run that never wrote its plan', () => {
     expect(resumeRefusal(withResolved)).toContain(`rm -r ${withResolved} && sandbench run ${spec} --out ${withResolved}`);
     expect(resumeRefusal(join(root, 'absent'))).toMatch(/no such directory/);
     expect(resumeRefusal(root)).toMatch(/not a sandbench bundle/);
-    rmSync(root, { recursive: true, force: true });
   });
 
   it('the CLI exits 2 with that message', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'sandbench-resume-cli-'));
+    const root = tempDir('sandbench-resume-cli-');
     writeFileSync(join(root, 'spec.yaml'), 'name: x\n');
     const run = await sandbench(['run', '--resume', root]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('nothing was recorded');
-    rmSync(root, { recursive: true, force: true });
   }, 90_000);
 });
