@@ -3,7 +3,7 @@
  * os.tmpdir() fails (exit 1) naming it, while dirs made with tempDir() are gone even when their test
  * fails; a clean run passes. Plus the pieces: the private TMPDIR, which names count as ours, and no removal through a mount.
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,7 @@ describe('suite temp dir', () => {
     const suite = openSuiteTempDir(env);
     expect(env.TMPDIR).toBe(suite.dir);
     expect(suite.dir).toMatch(/\/sb-suite-\w{6}$/);
+    expect(statSync(suite.dir).mode & 0o7777).toBe(0o1777);
     mkdirSync(join(suite.dir, 'sandbench-x-abc123'));
     mkdirSync(join(suite.dir, 'sb-journal-abc123'));
     mkdirSync(join(suite.dir, 'tsx-0'));

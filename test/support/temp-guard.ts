@@ -5,7 +5,7 @@
  * because /tmp is shared: other test invocations and live runs of this machine create
  * `sandbench-*` entries there while the suite runs, and a diff would blame them on this suite.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeTempDir } from './remove-dir.ts';
@@ -24,6 +24,9 @@ export interface SuiteTempDir {
 export function openSuiteTempDir(env: NodeJS.ProcessEnv = process.env): SuiteTempDir {
   const saved = env.TMPDIR;
   const dir = mkdtempSync(join(tmpdir(), 'sb-suite-'));
+  // As /tmp is (mkdtemp makes 0700): munged refuses a socket below a dir others cannot search, and
+  // a sandbox's unprivileged user may write where os.tmpdir() points.
+  chmodSync(dir, 0o1777);
   env.TMPDIR = dir;
   const leftovers = () => readdirSync(dir).filter((name) => OURS.test(name)).sort();
   return {
