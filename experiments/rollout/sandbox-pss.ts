@@ -38,7 +38,7 @@ export interface SandboxPssReport {
    * harness's CPU per rollout and is reported apart.
    */
   cpuMs: number;
-  /** smaps_rollup reads made and readings reused (PssCache: resident size unchanged, reading < 2 s old). */
+  /** smaps_rollup reads made and readings reused (PssCache: resident size within max(1 MiB, 5 %) of the last reading, reading < 5 s old; a reuse adds the resident change). */
   reads: number;
   reuses: number;
   /** Which processes the figure covers, e.g. `launched tree (sh)`, `launched tree (podman) + conmon + container tree`. */

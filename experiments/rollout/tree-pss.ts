@@ -5,8 +5,27 @@
  * (Container engines: the launched tree is only the engine client; sandbox-pss.ts adds the
  * container's own processes.)
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { parseSmapsRollup } from '../../executors/checkpoint/pss.ts';
+
+/** statm counts pages: the kernel's page size in KiB, read once from this process's first mapping. */
+let pageKiB: number | null = null;
+function kernelPageKiB(): number {
+  if (pageKiB === null) {
+    // only the first mapping's block: reading all of a large process's smaps walks all its page tables
+    const fd = openSync('/proc/self/smaps', 'r');
+    const head = Buffer.alloc(4096);
+    let length = 0;
+    try {
+      length = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+    const match = /^KernelPageSize:\s+(\d+) kB$/m.exec(head.toString('latin1', 0, length));
+    pageKiB = match ? Number(match[1]) : 4;
+  }
+  return pageKiB;
+}
 
 function childrenOf(pid: number): number[] {
   const out: number[] = [];
@@ -28,9 +47,15 @@ function childrenOf(pid: number): number[] {
 
 /**
  * Reused PSS readings. smaps_rollup walks a process's page tables (~2 ms of kernel CPU per 100 MiB
- * resident here), statm is O(1): a process's PSS is re-read only when its resident size moved by
- * at least `rssDeltaPages` (256 = 1 MiB of 4 KiB pages) or the reading is older than `maxAgeMs` (sharing that changes without a
- * resident change, e.g. a sibling mapping the same pages, shows at that next re-read).
+ * resident here: 0.6-2 ms per read of an engine client or a qemu), statm is O(1). Between re-reads a
+ * process's PSS is estimated as its last reading plus the change in its resident size since then:
+ * pages faulted in or freed between readings are taken as private (heap, stacks, the files the agent
+ * writes), which is what a sandbox's growth mostly is. smaps_rollup is re-read when the resident size
+ * moved by at least max(`rssDeltaPages`, `rssDeltaFraction` × resident) since the last reading
+ * (256 pages = 1 MiB; 5 %), or the reading is older than `maxAgeMs` — so the estimate's error is
+ * bounded by the sharing that changed without a resident change (a sibling mapping or dropping the
+ * same pages), for at most `maxAgeMs`. A Go engine client's resident size moves a little with every
+ * garbage collection: re-reading it on each 1 MiB step was most of the sampler's cost.
  */
 export class PssCache {
   private readonly entries = new Map<number, { rssPages: number; pssKiB: number; atMs: number }>();
@@ -38,16 +63,20 @@ export class PssCache {
   reuses = 0;
   constructor(
     readonly rssDeltaPages = 256,
-    readonly maxAgeMs = 2000,
+    readonly maxAgeMs = 5000,
+    readonly rssDeltaFraction = 0.05,
   ) {}
 
   /** PSS (KiB) of a live process; throws when it is gone. */
   pssOf(pid: number, nowMs: number): number {
     const rssPages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
     const cached = this.entries.get(pid);
-    if (cached && Math.abs(rssPages - cached.rssPages) < this.rssDeltaPages && nowMs - cached.atMs < this.maxAgeMs) {
-      this.reuses += 1;
-      return cached.pssKiB;
+    if (cached && nowMs - cached.atMs < this.maxAgeMs) {
+      const moved = rssPages - cached.rssPages;
+      if (Math.abs(moved) < Math.max(this.rssDeltaPages, this.rssDeltaFraction * cached.rssPages)) {
+        this.reuses += 1;
+        return Math.max(0, cached.pssKiB + moved * kernelPageKiB());
+      }
     }
     const pssKiB = parseSmapsRollup(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')).Pss;
     this.reads += 1;

@@ -165,4 +165,27 @@ describe('PSS readings reused while a process is unchanged', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it('between re-reads adds the resident change to the last reading, and re-reads once it passes max(1 MiB, 5 %)', async () => {
+    // a python child that touches N KiB of fresh heap per line on stdin and answers "ok"
+    const child = spawn('python3', ['-c', 'import sys\nkeep=[]\nfor line in sys.stdin:\n    keep.append(bytearray(int(line)*1024))\n    print("ok", flush=True)'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const grow = (kib: number) => new Promise<void>((resolve) => { child.stdout!.once('data', () => resolve()); child.stdin!.write(`${kib}\n`); });
+    try {
+      await grow(1);
+      const cache = new PssCache(256, 60_000, 0.05);
+      const first = cache.pssOf(child.pid!, 0);
+      await grow(512); // < 1 MiB and < 5 % of a ~9 MiB python: estimated
+      const estimated = cache.pssOf(child.pid!, 1);
+      expect(cache.reads).toBe(1);
+      const fresh = new PssCache().pssOf(child.pid!, 0);
+      expect(estimated).toBeGreaterThan(first + 256);
+      expect(Math.abs(estimated - fresh)).toBeLessThan(128);
+      await grow(8192); // past the threshold: read again
+      const reread = cache.pssOf(child.pid!, 2);
+      expect(cache.reads).toBe(2);
+      expect(reread).toBeGreaterThan(fresh + 7000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });
