@@ -1,6 +1,7 @@
 /**
  * Rollout bench: the harness's own CPU per rollout for the rollout kind on host at C = 1, 4, 16
- * against a fast model (4 slots, 20 ms), with throughput and the phase means, so the overhead of the
+ * against a fast model (4 slots, 20 ms), candidates scored on `staged` as rollout.yaml scores them
+ * (a host scoring backend adds a second `cp -a` of the scoring workspace), with throughput and the phase means, so the overhead of the
  * loop itself is visible apart from the sandboxes. The figure (rollout-summary.csv
  * harness_cpu_ms_per_rollout) is, over each cell's closed loop ÷ its attempts: the harness process
  * (process.cpuUsage: main thread, libuv pool, GC, loader threads) + the native launcher
@@ -43,7 +44,7 @@ interface BenchRun {
 
 async function runOnce(dir: string, name: string, rollout: string): Promise<BenchRun> {
   const spec = join(dir, `${name}.yaml`);
-  writeFileSync(spec, `name: ${name}\nexperiment: rollout\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 120s\nrollout:\n  model: [{ slots: 4, base_ms: 20 }]\n  scoring_backend: host\n  retain: none\n${rollout}`);
+  writeFileSync(spec, `name: ${name}\nexperiment: rollout\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 120s\nrollout:\n  model: [{ slots: 4, base_ms: 20 }]\n  scoring_backend: staged\n  retain: none\n${rollout}`);
   const out = join(dir, name);
   const cpu = process.cpuUsage();
   await runSpec({ specPath: spec, overrides: {}, out, requireAll: true, log: () => undefined, wiring: await runWiring() });
