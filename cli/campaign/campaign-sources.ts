@@ -16,7 +16,8 @@ export async function campaignSources(campaignDir: string, list: CampaignList, m
   for (const entry of list.entries) {
     const dir = bundleDirOf(campaignDir, entry);
     const attempt = state?.entries[entry.id];
-    const base = { entry: entry.id, topics: entry.topics, reduction: modeReduction(entry, mode), arms: specBasics(entry.specPaths[mode]).arms };
+    const adopted = attempt?.adopted ? { source: attempt.adopted.source, runId: attempt.adopted.run_id, harnessCommit: attempt.adopted.harness_commit } : undefined;
+    const base = { entry: entry.id, topics: entry.topics, reduction: modeReduction(entry, mode), arms: specBasics(entry.specPaths[mode]).arms, ...(adopted ? { adopted } : {}) };
     if (entry[mode].skip) {
       sources.push({ ...base, bundle: null, missingReason: `skipped in ${mode === 'quick' ? '--quick' : 'the full campaign'}: ${entry[mode].skip}` });
       continue;

@@ -9,7 +9,8 @@ import { reproductionText, writeReproduction } from '../../reports/reproduce/rep
 import { UserError } from '../../harness/errors.ts';
 import { analyzedBundle } from '../kinds.ts';
 import { jsonDocument, reproduceJson } from '../../reports/json/index.ts';
-import { DEFAULT_CAMPAIGN_LIST, readCampaignList, type CampaignModeName } from '../../harness/campaign/campaign-list.ts';
+import { DEFAULT_CAMPAIGN_LIST, readCampaignList, type CampaignList, type CampaignModeName } from '../../harness/campaign/campaign-list.ts';
+import type { Spec } from '../../harness/spec/schema.ts';
 import { readCampaignState } from '../../harness/campaign/campaign-state.ts';
 import { joinCampaign } from '../../reports/reproduce/campaign-join.ts';
 import { campaignJson, campaignText, writeCampaignOutputs } from '../../reports/reproduce/campaign-output.ts';
@@ -27,6 +28,7 @@ export function registerReproduce(program: Command): void {
     .option('--quick', 'with --campaign: the reduced-N campaign (each entry\'s quick: overrides; about 15 min here)')
     .option('--list <yaml>', 'with --campaign: the campaign list', DEFAULT_CAMPAIGN_LIST)
     .option('--no-run', 'with --campaign: join the bundles already in <dir> without running anything')
+    .option('--adopt <entry=bundle>', 'with --campaign: copy a finished bundle run elsewhere into <dir> as this entry\'s bundle (refused unless complete, intact as `verify` checks, and its resolved spec is what the entry runs in this mode); repeatable', (value: string, previous: string[] = []) => [...previous, value])
     .option('--json', 'print the result as one JSON document on stdout (a bundle: ReproduceJsonSchema, the reproduction CSV cells; --campaign: the joined campaign); tables and progress go to stderr')
     .action(async (bundleDir: string | undefined, options: ReproduceFlags) => {
       if (options.campaign) {
@@ -36,6 +38,7 @@ export function registerReproduce(program: Command): void {
       }
       if (!bundleDir) throw new UserError('reproduce: give a bundle directory (runs/<run-id>) or --campaign <dir>');
       if (options.quick) throw new UserError('reproduce: --quick needs --campaign <dir>');
+      if (options.adopt) throw new UserError('reproduce: --adopt needs --campaign <dir>');
       // Reproduce renders the bundle's analysis; a copied bundle without its CSVs gets them written first.
       const missing = existsSync(join(bundleDir, BUNDLE_FILES.resolvedSpec)) && !existsSync(join(bundleDir, BUNDLE_FILES.evidence));
       const bundle = await analyzedBundle(bundleDir, { write: missing });
@@ -59,6 +62,7 @@ interface ReproduceFlags {
   quick?: boolean;
   list: string;
   run: boolean;
+  adopt?: string[];
   json?: boolean;
 }
 
@@ -73,6 +77,7 @@ async function reproduceCampaign(dir: string, options: ReproduceFlags): Promise<
   const published = readPublished(options.published);
   const mapping = readMapping(options.mapping ?? mappingPathFor(options.published));
   const log = (message: string) => process.stderr.write(`sandbench: ${message}\n`);
+  if (options.adopt) await adopt(options.adopt, { campaignDir, list, mode, log });
   let wallSeconds: number | null = null;
   let interrupted = false;
   if (options.run) {
@@ -94,4 +99,20 @@ async function reproduceCampaign(dir: string, options: ReproduceFlags): Promise<
   if (wallSeconds !== null) human.write(`campaign wall time: ${Math.round(wallSeconds)} s\n`);
   if (options.json) process.stdout.write(`${JSON.stringify(campaignJson(joined, { campaignDir, mode, wallSeconds }), null, 2)}\n`);
   if (interrupted) process.exitCode = 130;
+}
+
+/** --adopt: checked with `run`'s own spec resolution and the kinds' plans, then copied (adopt-bundle.ts). */
+async function adopt(flags: string[], context: { campaignDir: string; list: CampaignList; mode: CampaignModeName; log: (m: string) => void }): Promise<void> {
+  const [{ adoptBundles, parseAdoptFlag }, { EXPERIMENTS, SPEC_KINDS }, { armLabel }] = await Promise.all([
+    import('../../harness/campaign/adopt-bundle.ts'),
+    import('../../experiments/registry.ts'),
+    import('../../harness/journal/trial-record.ts'),
+  ]);
+  const planArms = (spec: Spec) => {
+    const kind = Object.hasOwn(EXPERIMENTS, spec.experiment) ? EXPERIMENTS[spec.experiment] : undefined;
+    if (!kind) throw new UserError(`experiment: the "${spec.experiment}" kind is not available in this build`);
+    return kind.plan(spec).arms.map(armLabel);
+  };
+  const adopted = adoptBundles(flags.map(parseAdoptFlag), { ...context, kinds: SPEC_KINDS, planArms });
+  for (const a of adopted) context.log(`campaign: ${a.entry}: adopted ${a.adoption.source} (run ${a.adoption.run_id}, harness ${a.adoption.harness_commit?.slice(0, 12) ?? 'unknown'}${a.adoption.harness_dirty ? ', dirty' : ''}) as ${join(context.campaignDir, a.entry)}`);
 }

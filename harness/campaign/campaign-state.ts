@@ -21,13 +21,30 @@ export const CAMPAIGN_FILES = {
   logs: 'logs',
 } as const;
 
-const AttemptSchema = z.object({
-  status: z.enum(['done', 'done-with-empty-arms', 'failed', 'interrupted', 'skipped']),
-  exit_code: z.number().int().nullable(),
-  seconds: z.number().nonnegative(),
-  reason: z.string().default(''),
-  finished_at: z.string(),
+/** Where an adopted bundle came from (`reproduce --campaign DIR --adopt ENTRY=BUNDLE`, adopt-bundle.ts). */
+const AdoptionSchema = z.object({
+  /** The bundle copied into DIR/<entry> (absolute; never modified). */
+  source: z.string().min(1),
+  run_id: z.string().min(1),
+  /** sha256 of the source's manifest.json, which itself hashes every other file of the bundle. */
+  manifest_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  harness_commit: z.string().nullable(),
+  harness_dirty: z.boolean().nullable(),
+  adopted_at: z.string(),
 });
+export type Adoption = z.infer<typeof AdoptionSchema>;
+
+const AttemptSchema = z
+  .object({
+    status: z.enum(['done', 'done-with-empty-arms', 'failed', 'interrupted', 'skipped', 'adopted']),
+    exit_code: z.number().int().nullable(),
+    seconds: z.number().nonnegative(),
+    reason: z.string().default(''),
+    finished_at: z.string(),
+    adopted: AdoptionSchema.optional(),
+  })
+  // An adopted entry always says where from, and only an adopted entry does.
+  .refine((a) => (a.status === 'adopted') === (a.adopted !== undefined), { message: 'status adopted and the adopted record go together', path: ['adopted'] });
 export type EntryAttempt = z.infer<typeof AttemptSchema>;
 
 const StateSchema = z.object({

@@ -11,8 +11,8 @@ import { ensureTaskImage } from '../image/ensure-image.ts';
 import { JournalWriter, readJournal } from '../journal/journal.ts';
 import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
 import { serializePlan, type Plan } from '../plan/plan.ts';
-import { loadSpec } from '../spec/load-spec.ts';
-import { applyOverrides, pruneComparisons, specSha256, type ResolvedSpec, type SpecOverrides } from '../spec/resolve-spec.ts';
+import { resolveGivenSpec } from '../spec/given-spec.ts';
+import { pruneComparisons, specSha256, type ResolvedSpec, type SpecOverrides } from '../spec/resolve-spec.ts';
 import { runScratchDir, stateDir } from '../state-dir.ts';
 import type { Experiment, ExperimentContext } from '../contracts/experiment-kind.ts';
 import type { RunWiring } from '../contracts/wiring.ts';
@@ -84,10 +84,7 @@ interface StartedRun {
 
 async function startFresh(request: RunRequest): Promise<StartedRun> {
   if (!request.specPath) throw new UserError('run: give a spec file (or --resume <bundle>)');
-  const loaded = loadSpec(request.specPath, request.wiring.specKinds);
-  const given = applyOverrides(request.specPath, loaded.spec, request.overrides, request.wiring.specKinds);
-  // Build binaries and image tars must exist now (UserError naming file, arm, field); paths become absolute.
-  const overridden = { ...given, arms: resolveArmBuilds(request.specPath, given.arms) };
+  const { loaded, spec: overridden } = resolveGivenSpec(request.specPath, request.overrides, request.wiring.specKinds);
   const experiment = experimentFor(overridden, request.wiring);
   const availability = await probeArms(experiment.executorArms(overridden), request.wiring.createExecutor, armBuilds(overridden));
   const kept = keepAvailableArms(overridden, availability, request.requireAll);

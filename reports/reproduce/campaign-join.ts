@@ -24,6 +24,8 @@ export interface CampaignBundle {
   reduction?: ModeReduction | null;
   /** The arm labels of the entry's spec (so an arm absent from one bundle can name the entry that runs it). */
   arms?: readonly string[];
+  /** The bundle was run elsewhere and adopted into the campaign (`--adopt`): from where. */
+  adopted?: { source: string; runId: string; harnessCommit: string | null };
 }
 
 export interface CampaignMatched extends MatchedRow {
@@ -45,7 +47,7 @@ export interface CampaignReproduction {
   matched: CampaignMatched[];
   unmatched: CampaignUnmatched[];
   orderings: CampaignOrdering[];
-  entries: { entry: string; runId: string | null; experiment: string | null; matched: number; missingReason: string }[];
+  entries: { entry: string; runId: string | null; experiment: string | null; matched: number; missingReason: string; adoptedFrom: string | null }[];
 }
 
 const NEEDS_RUN = /^needs an? \S+ run; this bundle is /;
@@ -158,6 +160,7 @@ export function joinCampaign(sources: readonly CampaignBundle[], published: read
     experiment: s.bundle?.resolved.spec.experiment ?? null,
     matched: matched.filter((m) => m.entry === s.entry).length,
     missingReason: s.missingReason ?? '',
+    adoptedFrom: s.adopted ? `${s.adopted.source} (harness ${s.adopted.harnessCommit?.slice(0, 12) ?? 'unknown'})` : null,
   }));
   return { published: published.length, matched, unmatched, orderings, entries };
 }

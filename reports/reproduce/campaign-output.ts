@@ -44,7 +44,7 @@ function entriesTable(r: CampaignReproduction): Table {
   return {
     caption: 'Campaign entries',
     header: ['entry', 'run', 'kind', 'published rows matched', 'note'],
-    rows: r.entries.map((e) => [e.entry, e.runId ?? '—', e.experiment ?? '—', String(e.matched), e.missingReason || '']),
+    rows: r.entries.map((e) => [e.entry, e.runId ?? '—', e.experiment ?? '—', String(e.matched), [e.adoptedFrom ? `adopted from ${e.adoptedFrom}` : '', e.missingReason].filter(Boolean).join('; ')]),
   };
 }
 
@@ -93,6 +93,13 @@ export function campaignText(r: CampaignReproduction): string {
   return [campaignHeadline(r), '', formatTextTable(entriesTable(r)), '', formatTextTable(orderingsTable(r)), '', formatTextTable(reasonsTable(r)), ''].join('\n');
 }
 
+/** Entries whose bundle was run outside the campaign and adopted (--adopt), and from where. */
+function adoptedLines(r: CampaignReproduction): string[] {
+  const adopted = r.entries.filter((e) => e.adoptedFrom);
+  if (adopted.length === 0) return [];
+  return [`- Adopted bundles (run before this campaign, copied in with \`--adopt\` after verifying and matching the entry's resolved spec): ${adopted.map((e) => `${e.entry} from ${e.adoptedFrom}`).join('; ')}.`];
+}
+
 export function campaignMarkdown(r: CampaignReproduction, context: { campaignDir: string; mode: string; publishedPath: string; wallSeconds: number | null }): string {
   return [
     `# sandbench reproduce --campaign${context.mode === 'quick' ? ' --quick' : ''}: ${context.campaignDir}`,
@@ -116,6 +123,7 @@ export function campaignMarkdown(r: CampaignReproduction, context: { campaignDir
         '- Each bundle is joined as `sandbench reproduce <bundle>` joins it; a published row is matched by the first bundle that matches it, else it carries the reason a bundle of its kind gave, else why that kind has no bundle here.',
         context.mode === 'quick' ? '- `--quick`: reduced N per entry (experiments/specs/campaign.yaml `quick:`); P95 rows need n ≥ 30 and stay unmatched with that reason, orderings need ≥ 5 ok samples per arm.' : '- Full protocol: every entry at its spec\'s N.',
         '- Absolute times differ across machines (this host may lack KVM): compare ratios and orderings.',
+        ...adoptedLines(r),
       ].join('\n'),
     ),
     '',

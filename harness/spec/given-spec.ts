@@ -1,0 +1,17 @@
+/**
+ * The spec `run` resolves from a spec file and its command-line overrides before it probes any
+ * backend: loaded, overridden (re-validated), arm build paths made absolute. `run` and campaign
+ * adoption both call this, so "what this entry would run" can never drift from what `run` records.
+ */
+import { loadSpec, type LoadedSpec } from './load-spec.ts';
+import { applyOverrides, type SpecOverrides } from './resolve-spec.ts';
+import { resolveArmBuilds } from './arm-build-check.ts';
+import type { SpecKinds } from './kind-spec.ts';
+import type { Spec } from './schema.ts';
+
+export function resolveGivenSpec(specPath: string, overrides: SpecOverrides, kinds: SpecKinds): { loaded: LoadedSpec; spec: Spec } {
+  const loaded = loadSpec(specPath, kinds);
+  const given = applyOverrides(specPath, loaded.spec, overrides, kinds);
+  // Build binaries and image tars must exist now (UserError naming file, arm, field); paths become absolute.
+  return { loaded, spec: { ...given, arms: resolveArmBuilds(specPath, given.arms) } };
+}
