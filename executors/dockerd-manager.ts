@@ -31,6 +31,13 @@ export interface DockerdPaths {
   logFile: string;
   lockDir: string;
   leasesDir: string;
+  /**
+   * containerd's TMPDIR. It unpacks every checkpoint it restores into `ctrd-checkpoint*` there and
+   * never removes it (containerd 1.6 tasks Create, ~15 MB per `docker start --checkpoint`): in the
+   * daemon's own dir, not /tmp, so a stopped daemon takes them along and a caller's TMPDIR (a test
+   * suite's, removed when it ends) never decides where a shared daemon writes.
+   */
+  tmpDir: string;
 }
 
 /** Unix socket paths are limited to 108 bytes (sun_path); keep a margin for containerd.sock.ttrpc. */
@@ -58,6 +65,7 @@ export function dockerdPaths(stateDir: string): DockerdPaths {
     logFile: join(base, 'dockerd.log'),
     lockDir: join(base, 'lock'),
     leasesDir: join(base, 'leases'),
+    tmpDir: join(base, 'containerd-tmp'),
   };
 }
 
@@ -84,11 +92,15 @@ export function dockerdArgs(paths: DockerdPaths): string[] {
   ];
 }
 
-/** dockerd's environment: runc finds criu through PATH, so the sandbench-built CRIU >= 4.2 goes first. */
-export function dockerdEnv(): NodeJS.ProcessEnv {
+/**
+ * dockerd's environment: runc finds criu through PATH, so the sandbench-built CRIU >= 4.2 goes
+ * first; TMPDIR is the daemon's own (dockerd sets its own TMPDIR only after starting containerd,
+ * which keeps this one).
+ */
+export function dockerdEnv(tmpDir: string): NodeJS.ProcessEnv {
   const criuDir = join(criuPrefix(), 'sbin');
   const path = process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin';
-  return existsSync(join(criuDir, 'criu')) ? { ...process.env, PATH: `${criuDir}:${path}` } : process.env;
+  return { ...process.env, TMPDIR: tmpDir, ...(existsSync(join(criuDir, 'criu')) ? { PATH: `${criuDir}:${path}` } : {}) };
 }
 
 export async function engineAnswers(cli: string, host: string, timeoutMs = 10_000): Promise<boolean> {
@@ -142,6 +154,8 @@ async function stopDaemon(paths: DockerdPaths): Promise<boolean> {
   for (const p of orphans) process.kill(p, 'SIGKILL');
   await waitGone(orphans, 5_000);
   rmSync(paths.pidFile, { force: true });
+  // The checkpoints containerd unpacked for restores (see DockerdPaths.tmpDir): no process is left to use them.
+  rmSync(paths.tmpDir, { recursive: true, force: true });
   for (const entry of readdirSync(paths.base)) if (/^dockerd-sandbench-.*\.pid$/.test(entry)) rmSync(join(paths.base, entry), { force: true });
   return daemon.length > 0;
 }
@@ -155,11 +169,11 @@ function logTail(paths: DockerdPaths): string {
 }
 
 async function startDaemon(paths: DockerdPaths, cli: string, runId: string): Promise<number> {
-  for (const dir of [paths.base, paths.execRoot, paths.dataRoot, paths.leasesDir]) mkdirSync(dir, { recursive: true });
+  for (const dir of [paths.base, paths.execRoot, paths.dataRoot, paths.leasesDir, paths.tmpDir]) mkdirSync(dir, { recursive: true });
   if (!existsSync(paths.configFile)) writeFileSync(paths.configFile, '{}\n');
   const log = openSync(paths.logFile, 'a');
   // Detached: the daemon is shared and outlives this process until the last lease is released.
-  const child = spawn('dockerd', dockerdArgs(paths), { detached: true, stdio: ['ignore', log, log], env: dockerdEnv() });
+  const child = spawn('dockerd', dockerdArgs(paths), { detached: true, stdio: ['ignore', log, log], env: dockerdEnv(paths.tmpDir) });
   closeSync(log);
   let exited: string | null = null;
   child.on('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));

@@ -15,7 +15,7 @@
  * in the container's netns (nsenter -n).
  */
 import { execa } from 'execa';
-import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { ProbeResult, RunContext } from '../../harness/contracts/executor.ts';
@@ -24,7 +24,7 @@ import { stateDir } from '../../harness/state-dir.ts';
 import { CONTAINER_ULIMITS, engineExec, ensureImportedImage, removeContainer, type ContainerEngine } from '../container-common.ts';
 import { dockerCli } from '../docker.ts';
 import { acquireDockerd, dockerdPaths, type DockerdPaths } from '../dockerd-manager.ts';
-import { treeDigest } from '../workspace-diff.ts';
+import { inventory, treeDigest } from '../workspace-diff.ts';
 import { probeCriu, type CriuProbe } from './criu.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { checkpointContainerName, fileSha256 } from './podman-mechanism.ts';
@@ -34,6 +34,40 @@ import { TrialResources } from './tracked.ts';
 
 /** Checkpoint names need >= 2 characters (notes, section 2). */
 const CHECKPOINT_NAME = 'sandbench';
+
+/**
+ * containerd unpacks each checkpoint it restores into `<its TMPDIR>/ctrd-checkpoint*` and never
+ * removes it (DockerdPaths.tmpDir; /tmp for a daemon an older build started): remove the copies of
+ * this checkpoint, known by holding every one of its files byte for byte, so a long run on a shared
+ * daemon does not pile up one copy per child. A copy of another trial's checkpoint, or one still
+ * being unpacked, differs and stays. Sizes first, so only a likely copy is hashed.
+ */
+export function removeUnpackedCopies(tmpDirs: readonly string[], checkpoint: string): number {
+  if (!existsSync(checkpoint)) return 0;
+  const ours = [...inventory(checkpoint)].filter(([, entry]) => entry.type === 'file');
+  if (ours.length === 0) return 0;
+  const sizes = new Map(ours.map(([path]) => [path, statSync(join(checkpoint, path)).size]));
+  const sameSizes = (copy: string) => [...sizes].every(([path, size]) => {
+    try {
+      return statSync(join(copy, path)).size === size;
+    } catch {
+      return false;
+    }
+  });
+  let removed = 0;
+  for (const dir of new Set(tmpDirs)) {
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir).filter((name) => name.startsWith('ctrd-checkpoint'))) {
+      const copy = join(dir, entry);
+      if (!sameSizes(copy)) continue;
+      const theirs = inventory(copy);
+      if (!ours.every(([path, file]) => theirs.get(path)?.digest === file.digest)) continue;
+      rmSync(copy, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
 
 /** Whether the harness dockerd runs (or would start) with experimental features. */
 export async function harnessDockerdExperimental(host = dockerdPaths(stateDir()).host): Promise<{ experimental: boolean; evidence: string }> {
@@ -215,6 +249,9 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
       if (entry) await stopStateProcess(entry.relay).catch(() => undefined);
     },
     async discard(trial) {
+      // Before the parent (and its checkpoint dir) goes: its images tell our unpacked copies apart.
+      const parent = parents.get(trial.trialId);
+      if (parent && paths) removeUnpackedCopies([paths.tmpDir, '/tmp'], checkpointDir(parent.id));
       const tracked = resources.get(trial.trialId);
       resources.delete(trial.trialId);
       parents.delete(trial.trialId);
