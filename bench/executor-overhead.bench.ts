@@ -4,9 +4,9 @@
  * vs 1.28 ms = 19.6×), and the host executor's no-op completion median next to hyperfine's for the
  * same command (how much the harness itself adds to a launch).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import Papa from 'papaparse';
 import { runSpec } from '../harness/run/run-spec.ts';
@@ -58,10 +58,15 @@ controls: { cpus: "0,1" }
 async function hyperfineMedianMs(command: string, runs: number): Promise<number | null> {
   const which = await execa('hyperfine', ['--version'], { reject: false });
   if (which.failed) return null;
-  const out = join(mkdtempSync(join(tmpdir(), 'sandbench-hf-')), 'hf.json');
-  await execa('hyperfine', ['-N', '--warmup', '3', '--runs', String(runs), '--export-json', out, command]);
-  const parsed = JSON.parse(readFileSync(out, 'utf8')) as { results: { median: number }[] };
-  return parsed.results[0]!.median * 1000;
+  const dir = mkdtempSync(join(tmpdir(), 'sandbench-hf-'));
+  try {
+    const out = join(dir, 'hf.json');
+    await execa('hyperfine', ['-N', '--warmup', '3', '--runs', String(runs), '--export-json', out, command]);
+    const parsed = JSON.parse(readFileSync(out, 'utf8')) as { results: { median: number }[] };
+    return parsed.results[0]!.median * 1000;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function runNoopBench(trials = 30): Promise<void> {
@@ -75,6 +80,8 @@ timeout: 30s
 task: { argv: ["/bin/true"] }
 `);
   const host = summaryP50(bundle, 'host', 'completion_ms');
+  // Unlike the ready-ratio bundle (printed as the figure's evidence), nothing points here: remove it.
+  rmSync(dirname(bundle), { recursive: true, force: true });
   const hyperfine = await hyperfineMedianMs('/bin/true', trials);
   console.log(`no-op /bin/true (n=${host.n}): sandbench host executor completion ${host.text}; hyperfine -N median ${hyperfine === null ? 'n/a (hyperfine not installed)' : `${hyperfine.toFixed(3)} ms`}`);
 }
