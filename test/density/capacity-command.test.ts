@@ -3,18 +3,18 @@
  * workers touching 24 MiB each), so the bracket has both ends within a few fast batches: the
  * command prints it with the batches that decided it, journals every batch and leaves nothing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
 import type { CapacityReport } from '../../experiments/density/capacity-run.ts';
 import { sandbench } from '../support/cli.ts';
 import { leftoverLines } from '../faults/fault-support.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 describe('sandbench capacity', () => {
   it('brackets the largest passing N on a real budget and names the deciding batches', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-capacity-'));
+    const dir = tempDir('sandbench-capacity-');
     const spec = join(dir, 'density.yaml');
     writeFileSync(spec, `name: cap-test
 experiment: density
@@ -44,7 +44,6 @@ density: { workloads: [useful], concurrency: [1], batches: 1, budget_cpus: "0-1"
     expect(journal.length).toBe(report.bracket.probes.reduce((sum, p) => sum + p.batches_run, 0));
     expect(journal.every((r) => r.facts.capacity_search === true)).toBe(true);
     expect(await leftoverLines(report.run_id)).toEqual([]);
-    rmSync(dir, { recursive: true, force: true });
   }, 300_000);
 
   it('refuses a spec of another kind and a bad range, naming the fix', async () => {

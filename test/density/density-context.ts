@@ -1,7 +1,5 @@
 /** A real run context for density tests: the real task image, real executors, scratch under a temp state dir. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { Executor, RunContext } from '../../harness/contracts/executor.ts';
 import { createExecutor } from '../../executors/registry.ts';
@@ -12,6 +10,7 @@ import { parseSpec } from '../../experiments/registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 export const TASK_IMAGE_REQUEST = { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 };
 
@@ -23,7 +22,7 @@ export interface DensityTestContext {
 export async function makeDensityContext(specInput: Partial<SpecInput>): Promise<DensityTestContext> {
   const runId = `td${randomBytes(3).toString('hex')}`;
   const image = await ensureTaskImage(stateDir(), TASK_IMAGE_REQUEST);
-  const scratch = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
+  const scratch = tempDir(`sandbench-${runId}-`);
   const run: RunContext = { runId, image, stateDir: scratch, cleanup: new CleanupRegistry(runId), log: () => undefined, options: {} };
   const spec: Spec = parseSpec({
     name: 'density-test',

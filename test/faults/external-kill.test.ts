@@ -3,8 +3,7 @@
  * the trial promptly as a categorized failure — never a hang until the timeout — and leave
  * nothing behind. QEMU runs only where installed (TCG here: the kill lands during boot or task).
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -15,6 +14,7 @@ import { stateDir } from '../../harness/state-dir.ts';
 import { dockerdPaths } from '../../executors/dockerd-manager.ts';
 import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
 import { leftoverLines, runIdOf, waitFor } from './fault-support.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 function spec(dir: string, backend: string): string {
   const path = join(dir, 'spec.yaml');
@@ -51,7 +51,7 @@ async function podmanContainer(runId: string): Promise<string | null> {
 const hasQemu = (await execa('qemu-system-x86_64', ['--version'], { reject: false })).exitCode === 0;
 
 async function killFromOutside(backend: string, strike: (runId: string) => Promise<boolean>) {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbench-extkill-'));
+  const dir = tempDir('sandbench-extkill-');
   const bundle = join(dir, 'bundle');
   const child = execa('node', [SANDBENCH_BIN, 'run', spec(dir, backend), '--out', bundle], { reject: false });
   let runId = '';
@@ -111,7 +111,7 @@ describe('sandbox killed from outside mid-trial', () => {
   }, 300_000);
 
   it('a task that dies of its own SIGKILL stays task_failed (the engine logged no kill)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-selfkill-'));
+    const dir = tempDir('sandbench-selfkill-');
     const path = join(dir, 'spec.yaml');
     writeFileSync(path, 'name: fault-selfkill\nexperiment: command\narms: [{ backend: podman }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 2m\ntask: { argv: ["/bin/sh", "-c", "/bin/sh -c \'kill -9 $$\'; exit $?"] }\n');
     const run = await sandbench(['run', path, '--out', join(dir, 'bundle')]);

@@ -7,8 +7,7 @@
  * inside a trial leaves a live trial tree (process group, container) behind, as a real task would.
  * FAULT_SEEDS=1,2,3,... widens the sweep outside CI.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -18,6 +17,7 @@ import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
 import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
 import { leftoversOf } from '../support/leftovers.ts';
 import { inflightTrial, journalCount, leftoverKinds, leftoverLines, plannedIds, runIdOf, waitFor } from './fault-support.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const SEEDS = (process.env.FAULT_SEEDS ?? '4,5').split(',').map(Number);
 const TRIALS_PER_ARM = 1;
@@ -47,7 +47,7 @@ describe('kill -9 at random points, clean, resume', () => {
       // Trial index at which to strike: after k journaled trials (boundary), or inside trial k.
       const k = prng.int(midTrial ? 0 : 1, total - 1);
       const delayMs = prng.int(50, 2500);
-      const dir = mkdtempSync(join(tmpdir(), 'sandbench-fault-'));
+      const dir = tempDir('sandbench-fault-');
       const bundle = join(dir, 'bundle');
       const child = execa('node', [SANDBENCH_BIN, 'run', writeSpec(dir), '--out', bundle], { reject: false });
       if (midTrial) {

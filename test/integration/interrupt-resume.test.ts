@@ -2,8 +2,7 @@
  * Ctrl-C and kill -9 through the real CLI: SIGINT mid-trial exits 130 leaving nothing behind and a
  * verifiable partial bundle; a run killed with -9 resumes, re-running only what was not journaled.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -11,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
 import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
 import { leftoversOf } from '../support/leftovers.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 function specWithSleep(dir: string, backend: string, marker: string): string {
   const path = join(dir, 'spec.yaml');
@@ -37,7 +37,7 @@ async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<voi
 describe('interrupts', () => {
   for (const backend of ['host', 'staged', 'podman']) {
     it(`SIGINT mid-trial on ${backend}: exit 130, nothing left behind, partial bundle verifies`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'sandbench-int-'));
+      const dir = tempDir('sandbench-int-');
       const marker = `sandbench-int-marker-${Date.now()}`;
       const bundle = join(dir, 'bundle');
       const child = execa('node', [SANDBENCH_BIN, 'run', specWithSleep(dir, backend, marker), '--out', bundle], { reject: false });
@@ -57,7 +57,7 @@ describe('interrupts', () => {
   }
 
   it('kill -9 mid-run, then --resume: every planned trial exactly once, resumed in the manifest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-kill-'));
+    const dir = tempDir('sandbench-kill-');
     const bundle = join(dir, 'bundle');
     const spec = join(dir, 'spec.yaml');
     writeFileSync(spec, `name: killed

@@ -3,12 +3,12 @@
  * bundle, analyze regenerates its CSVs byte for byte, verify catches a one-byte change, and the
  * contract headers are exact.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
 import { sandbench } from '../support/cli.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const HEADERS = {
   'evidence.csv': 'scenario,topic,source,cohort,variant,metric,statistic,n,value,unit,condition,limitations',
@@ -21,7 +21,7 @@ describe('sandbench run → bundle (host + staged, shell-ready)', () => {
   let bundle = '';
   let runOutput = '';
   beforeAll(async () => {
-    bundle = join(mkdtempSync(join(tmpdir(), 'sandbench-it-')), 'bundle');
+    bundle = join(tempDir('sandbench-it-'), 'bundle');
     const result = await sandbench(['run', 'experiments/specs/shell-ready.yaml', '--arms', 'host,staged', '--trials', '4', '--warmups', '1', '--out', bundle]);
     runOutput = result.stdout + result.stderr;
     expect(result.code, runOutput).toBe(0);

@@ -13,6 +13,7 @@ import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { isolationGroupOf, placementRoot } from '../../experiments/isolation/isolation-placement.ts';
 import { buildIsolationPlan } from '../../experiments/isolation/isolation-plan.ts';
 import { isolationEvidence } from '../../experiments/isolation/isolation-analysis.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const saved = { fixtures: process.env.SANDBENCH_FIXTURES, home: process.env.SANDBENCH_HOME };
 afterEach(() => {
@@ -118,7 +119,7 @@ describe('isolation run with both placements (real host and staged backends)', (
     const { readJournal } = await import('../../harness/journal/journal.ts');
     const { sandbench } = await import('../support/cli.ts');
     const { leftoverLines } = await import('../faults/fault-support.ts');
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-iso-place-'));
+    const dir = tempDir('sandbench-iso-place-');
     const spec = join(dir, 'spec.yaml');
     writeFileSync(spec, 'name: iso-place\nexperiment: isolation\narms: [{ backend: host }, { backend: staged }]\nwarmups: 0\ntrials: 1\nseed: 3\ntimeout: 2m\nisolation:\n  placements: [outside-home, inside-home]\n');
     const bundle = join(dir, 'bundle');
@@ -141,6 +142,5 @@ describe('isolation run with both placements (real host and staged backends)', (
     expect(evidence).toContain('staged:inside-home');
     const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;
     expect(await leftoverLines(runId)).toEqual([]);
-    rmSync(dir, { recursive: true, force: true });
   }, 240_000);
 });

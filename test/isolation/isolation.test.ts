@@ -4,8 +4,7 @@
  * escape), staged must show none with the workspace staged, and Podman's writable bind mount
  * writes the host workspace directly (a finding, not a failure). Plus the pure evidence extension.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
@@ -15,10 +14,11 @@ import { isolationEvidence } from '../../experiments/isolation/isolation-analysi
 import { parseSpec } from '../../experiments/registry.ts';
 import { sandbench } from '../support/cli.ts';
 import { leftoverLines } from '../faults/fault-support.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 describe('isolation experiment', () => {
   it('judges host, staged and podman by host bytes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-iso-'));
+    const dir = tempDir('sandbench-iso-');
     const spec = join(dir, 'spec.yaml');
     writeFileSync(spec, `name: iso-test
 experiment: isolation

@@ -19,6 +19,7 @@ import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import type { RunContext } from '../../harness/contracts/executor.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 describe('lazy-image VM clients', () => {
   it('swaps only the root drive and gives the overlay a curl backing with a long timeout', async () => {
@@ -29,10 +30,9 @@ describe('lazy-image VM clients', () => {
     const backing = lazyBacking('http://127.0.0.1:1/root.ext4');
     expect(JSON.parse(backing.replace(/^json:/, ''))).toEqual({ file: { driver: 'http', url: 'http://127.0.0.1:1/root.ext4', timeout: 300 } });
     // qemu-img accepts it as the backing of a raw-format overlay without fetching anything.
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-vm-overlay-'));
+    const dir = tempDir('sandbench-vm-overlay-');
     await execa('qemu-img', ['create', '-q', '-f', 'qcow2', '-u', '-b', backing, '-F', 'raw', join(dir, 'o.qcow2'), '1048576']);
     expect((await execa('qemu-img', ['info', join(dir, 'o.qcow2')])).stdout).toMatch(/backing file: json:\{"file":\{"driver":"http"/);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('counts a full pull as exactly the served file', async () => {

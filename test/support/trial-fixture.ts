@@ -2,8 +2,7 @@
  * Test scaffolding shared by the conformance and integration suites: a real RunContext on the real
  * task image, a baseline workspace, and stage → launch → exit → collect like the run loop.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -12,6 +11,7 @@ import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import type { CandidateFiles, Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../harness/contracts/executor.ts';
+import { tempDir } from './temp-dirs.ts';
 
 export interface TestRun {
   run: RunContext;
@@ -23,7 +23,7 @@ export interface TestRun {
 export async function makeTestRun(label: string): Promise<TestRun> {
   const runId = `t${label}${randomBytes(3).toString('hex')}`;
   const image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}));
-  const root = mkdtempSync(join(tmpdir(), `sandbench-${runId}-`));
+  const root = tempDir(`sandbench-${runId}-`);
   const baseline = join(root, 'baseline');
   mkdirSync(join(baseline, 'sub'), { recursive: true });
   writeFileSync(join(baseline, 'a.txt'), 'hello\n');
