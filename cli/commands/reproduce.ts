@@ -7,10 +7,9 @@ import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '.
 import { reproduce } from '../../reports/reproduce/reproduce.ts';
 import { reproductionText, writeReproduction } from '../../reports/reproduce/reproduce-output.ts';
 import { UserError } from '../../harness/errors.ts';
-import { analyzedBundle } from '../kinds.ts';
+import { analyzedBundle, specCatalog } from '../kinds.ts';
 import { jsonDocument, reproduceJson } from '../../reports/json/index.ts';
 import { DEFAULT_CAMPAIGN_LIST, readCampaignList, type CampaignList, type CampaignModeName } from '../../harness/campaign/campaign-list.ts';
-import type { Spec } from '../../harness/spec/schema.ts';
 import { readCampaignState } from '../../harness/campaign/campaign-state.ts';
 import { joinCampaign } from '../../reports/reproduce/campaign-join.ts';
 import { campaignJson, campaignText, writeCampaignOutputs } from '../../reports/reproduce/campaign-output.ts';
@@ -103,16 +102,7 @@ async function reproduceCampaign(dir: string, options: ReproduceFlags): Promise<
 
 /** --adopt: checked with `run`'s own spec resolution and the kinds' plans, then copied (adopt-bundle.ts). */
 async function adopt(flags: string[], context: { campaignDir: string; list: CampaignList; mode: CampaignModeName; log: (m: string) => void }): Promise<void> {
-  const [{ adoptBundles, parseAdoptFlag }, { EXPERIMENTS, SPEC_KINDS }, { armLabel }] = await Promise.all([
-    import('../../harness/campaign/adopt-bundle.ts'),
-    import('../../experiments/registry.ts'),
-    import('../../harness/journal/trial-record.ts'),
-  ]);
-  const planArms = (spec: Spec) => {
-    const kind = Object.hasOwn(EXPERIMENTS, spec.experiment) ? EXPERIMENTS[spec.experiment] : undefined;
-    if (!kind) throw new UserError(`experiment: the "${spec.experiment}" kind is not available in this build`);
-    return kind.plan(spec).arms.map(armLabel);
-  };
-  const adopted = adoptBundles(flags.map(parseAdoptFlag), { ...context, kinds: SPEC_KINDS, planArms });
+  const [{ adoptBundles, parseAdoptFlag }, { specKinds, planArms }] = await Promise.all([import('../../harness/campaign/adopt-bundle.ts'), specCatalog()]);
+  const adopted = adoptBundles(flags.map(parseAdoptFlag), { ...context, kinds: specKinds, planArms });
   for (const a of adopted) context.log(`campaign: ${a.entry}: adopted ${a.adoption.source} (run ${a.adoption.run_id}, harness ${a.adoption.harness_commit?.slice(0, 12) ?? 'unknown'}${a.adoption.harness_dirty ? ', dirty' : ''}) as ${join(context.campaignDir, a.entry)}`);
 }

@@ -4,11 +4,10 @@
  * report; a different spec (naming the field), an incomplete bundle, a tampered one (the verify
  * check) and an unknown or skipped entry are refused without touching the campaign directory.
  */
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adoptBundles, firstDifference, parseAdoptFlag, type AdoptOptions } from '../../harness/campaign/adopt-bundle.ts';
 import { parseCampaignList } from '../../harness/campaign/campaign-list.ts';
 import { readCampaignState } from '../../harness/campaign/campaign-state.ts';
@@ -18,8 +17,9 @@ import type { Spec } from '../../harness/spec/schema.ts';
 import { EXPERIMENTS, SPEC_KINDS } from '../../experiments/registry.ts';
 import { runCampaign, runSandbenchChild, type RunChild } from '../../cli/campaign/run-campaign.ts';
 import { runCli } from '../reports/run-cli.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'sandbench-campaign-adopt-'));
+const root = tempDir('sandbench-campaign-adopt-');
 const spec = join(root, 'host-two.yaml');
 const source = join(root, 'standalone');
 const planArms = (s: Spec) => EXPERIMENTS[s.experiment]!.plan(s).arms.map(armLabel);
@@ -46,7 +46,6 @@ beforeAll(async () => {
   expect(run.exitCode, readFileSync(join(root, 'run.log'), 'utf8')).toBe(0);
 }, 120_000);
 // Removed when this file ends, pass or fail (the suite's temp guard checks).
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('campaign --adopt', () => {
   it('copies a matching bundle, records it, skips it in the campaign and names it in the report', async () => {

@@ -3,8 +3,7 @@
  * or unmatched with the most specific reason (skipped entry, failed run, backend absent, n too small,
  * unsupported topic), orderings judged by the bundle that holds both arms; the CLI's --no-run join.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../harness/analyze/index.ts';
@@ -14,6 +13,7 @@ import { joinCampaign, type CampaignBundle } from '../../reports/reproduce/campa
 import { CAMPAIGN_SUMMARY_HEADER } from '../../reports/reproduce/campaign-output.ts';
 import { makeSyntheticBundle } from '../reports/synthetic-bundle.ts';
 import { runCli } from '../reports/run-cli.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const kinds = await kindCatalog();
 const published = readPublished(DEFAULT_PUBLISHED);
@@ -65,7 +65,7 @@ const sourcesOf = async (dir: string): Promise<CampaignBundle[]> => {
 
 describe('reproduce --campaign join', () => {
   it('accounts for every published row once, with the most specific reason, and judges each ordering', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-campaign-join-'));
+    const dir = tempDir('sandbench-campaign-join-');
     fixtureCampaign(dir);
     const result = joinCampaign(await sourcesOf(dir), published, mapping);
     expect(result.matched.length + result.unmatched.length).toBe(241);
@@ -100,7 +100,7 @@ describe('reproduce --campaign join', () => {
   });
 
   it('joins an existing campaign directory from the CLI (--no-run): campaign-summary.csv, report.md, --json', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-campaign-cli-'));
+    const dir = tempDir('sandbench-campaign-cli-');
     fixtureCampaign(dir);
     const list = join(dir, 'list.yaml');
     const spec = (name: string) => join(process.cwd(), 'experiments/specs', name);

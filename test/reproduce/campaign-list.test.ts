@@ -1,11 +1,11 @@
 /** The campaign list: the shipped one is valid and every quick entry plans; bad entries name the entry and field. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAMPAIGN_LIST, overrideFlags, overridesFor, parseCampaignList, readCampaignList } from '../../harness/campaign/campaign-list.ts';
 import { UserError } from '../../harness/errors.ts';
 import { runCli } from '../reports/run-cli.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const spec = 'experiments/specs/shell-ready.yaml';
 const parse = (entries: unknown[]) => () => parseCampaignList('list.yaml', { name: 'x', entries });
@@ -36,7 +36,7 @@ describe('campaign list', () => {
   });
 
   it('reads a list file outside the project with spec paths relative to it, and refuses bad YAML', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-campaign-list-'));
+    const dir = tempDir('sandbench-campaign-list-');
     writeFileSync(join(dir, 's.yaml'), 'name: s\n');
     writeFileSync(join(dir, 'list.yaml'), 'name: t\nentries:\n  - { id: s, spec: s.yaml, quick: { trials: 2, arms: [host] } }\n');
     const list = readCampaignList(join(dir, 'list.yaml'));

@@ -4,8 +4,7 @@
  * with `run --resume`, one killed before its plan starts again; a quick and a full campaign never
  * share a directory.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCampaignList } from '../../harness/campaign/campaign-list.ts';
@@ -13,10 +12,11 @@ import { bundleStatus, campaignEta, openCampaignState, writeCampaignState } from
 import { UserError } from '../../harness/errors.ts';
 import { runArgs, runCampaign, runSandbenchChild, type RunChild } from '../../cli/campaign/run-campaign.ts';
 import { makeSyntheticBundle } from '../reports/synthetic-bundle.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 describe('campaign runner', () => {
   it('skips a finished bundle, runs the missing one, and runs nothing the second time', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-campaign-run-'));
+    const dir = tempDir('sandbench-campaign-run-');
     const spec = join(dir, 'host-one.yaml');
     writeFileSync(spec, 'name: host-one\nexperiment: shell-ready\narms:\n  - backend: host\nwarmups: 0\ntrials: 3\nseed: 7\ntimeout: 30s\n');
     const list = parseCampaignList('list.yaml', {
@@ -56,7 +56,7 @@ describe('campaign runner', () => {
   });
 
   it('resumes a started bundle, restarts one stopped before its plan, and estimates the ETA from the run so far', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbench-campaign-status-'));
+    const dir = tempDir('sandbench-campaign-status-');
     const started = makeSyntheticBundle({ experiment: 'shell-ready', arms: [{ backend: 'host', medians: { ready_ms: 1 } }], blocks: 2, dir: join(dir, 'started') });
     expect(bundleStatus(started)).toBe('resume');
     const entry = parseCampaignList('l', { name: 't', entries: [{ id: 'started', spec: join(process.cwd(), 'experiments/specs/quick.yaml') }] }).entries[0]!;
