@@ -167,8 +167,9 @@ describe('PSS readings reused while a process is unchanged', () => {
   });
 
   it('between re-reads adds the resident change to the last reading, and re-reads once it passes max(1 MiB, 5 %)', async () => {
-    // a python child that touches N KiB of fresh heap per line on stdin and answers "ok"
-    const child = spawn('python3', ['-c', 'import sys\nkeep=[]\nfor line in sys.stdin:\n    keep.append(bytearray(int(line)*1024))\n    print("ok", flush=True)'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    // a python child that writes N KiB of fresh heap per line on stdin and answers "ok" (written, so
+    // resident: a zeroed bytearray of that size is an untouched mmap that never becomes resident)
+    const child = spawn('python3', ['-c', 'import sys\nkeep=[]\nfor line in sys.stdin:\n    keep.append(b"\\x01" * (int(line)*1024))\n    print("ok", flush=True)'], { stdio: ['pipe', 'pipe', 'ignore'] });
     const grow = (kib: number) => new Promise<void>((resolve) => { child.stdout!.once('data', () => resolve()); child.stdin!.write(`${kib}\n`); });
     try {
       await grow(1);
