@@ -12,6 +12,8 @@ export const BUNDLE_FILES = {
   inflight: 'inflight.json',
   /** Trials interrupted by a signal or a kill, re-run on resume (never journal lines). */
   interrupted: 'interrupted.jsonl',
+  /** One line per `run` that wrote to the bundle (first and every --resume) with its harness commit. */
+  invocations: 'invocations.jsonl',
   samples: 'samples.csv',
   summary: 'summary.csv',
   diagnostics: 'diagnostics.csv',

@@ -13,6 +13,7 @@ import { latestPerTrial } from '../analyze/arm-metric.ts';
 import type { TrialRecord } from '../journal/trial-record.ts';
 import { serializePlan } from '../plan/plan.ts';
 import { harnessRevision } from '../provenance/host-facts.ts';
+import { distinctRevisions } from '../provenance/invocations.ts';
 import { writeManifest } from '../provenance/manifest.ts';
 import { prepareBundleDir } from '../run/bundle-dir.ts';
 import type { ReportWiring } from '../contracts/wiring.ts';
@@ -117,6 +118,8 @@ export async function mergeShards(dirs: readonly string[], out: string, reportin
     seed: first.resolved.spec.seed,
     harness_commit: revision.commit,
     harness_dirty: revision.dirty,
+    // every shard's revisions, then the merging one (a shard may have been resumed under another commit)
+    harness_commits: distinctRevisions([...ordered.flatMap((shard) => shard.manifest.harness_commits ?? []), revision]),
     tool_versions: toolVersions(ordered),
     image_digests: { ...first.manifest.image_digests },
     resumed: resumeCount > 0,

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { BUNDLE_FILES } from '../bundle/layout.ts';
+import { HarnessCommitSchema } from './invocations.ts';
 
 export const MANIFEST_SCHEMA_VERSION = 1;
 
@@ -18,6 +19,8 @@ export const ManifestSchema = z.object({
   seed: z.number(),
   harness_commit: z.string().nullable(),
   harness_dirty: z.boolean().nullable(),
+  /** Every harness revision that wrote trials to the bundle, in order (invocations.jsonl); absent in bundles older than that file. */
+  harness_commits: z.array(HarnessCommitSchema).optional(),
   tool_versions: z.record(z.string(), z.string()),
   image_digests: z.record(z.string(), z.string()),
   resumed: z.boolean(),

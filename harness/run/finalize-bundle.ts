@@ -10,6 +10,7 @@ import type { TaskImage } from '../image/task-image.ts';
 import { readManifest, writeManifest } from '../provenance/manifest.ts';
 import type { ResolvedSpec } from '../spec/resolve-spec.ts';
 import { harnessRevision } from '../provenance/host-facts.ts';
+import { distinctRevisions, invocationRevisions } from '../provenance/invocations.ts';
 import { analyzeBundle } from '../analyze/index.ts';
 import type { ReportRenderer } from '../contracts/wiring.ts';
 import type { KindCatalog } from '../analyze/kind-analysis.ts';
@@ -58,6 +59,7 @@ export async function finalizeBundle(bundleDir: string, options: FinalizeOptions
     seed: options.resolved.spec.seed,
     harness_commit: revision.commit,
     harness_dirty: revision.dirty,
+    harness_commits: distinctRevisions([...invocationRevisions(bundleDir), revision]),
     tool_versions: toolVersions(bundleDir),
     image_digests: { task: options.image.digest },
     resumed: resumeCount > 0,

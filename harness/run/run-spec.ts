@@ -28,6 +28,8 @@ import { findLeftovers } from '../clean/find-leftovers.ts';
 import { shardPlan, type ShardSelector } from '../fleet/shard-plan.ts';
 import { readHostIdentity } from '../fleet/host-identity.ts';
 import { writeEnvironment } from '../provenance/environment.ts';
+import { harnessRevision } from '../provenance/host-facts.ts';
+import { recordInvocation } from '../provenance/invocations.ts';
 import { checkBuildsUnchanged, resolveArmBuilds } from '../spec/arm-build-check.ts';
 import { fileSha256 } from '../provenance/build-identity.ts';
 import { armBuilds } from '../spec/arm-builds.ts';
@@ -134,6 +136,7 @@ function installSignalHandlers(onSignal: (signal: NodeJS.Signals) => void): () =
 export async function runSpec(request: RunRequest): Promise<RunResult> {
   const started = request.resume ? await startResume(request) : await startFresh(request);
   const { bundleDir, resolved, plan, experiment } = started;
+  recordInvocation(bundleDir, await harnessRevision(), started.resumed);
   const journalPath = join(bundleDir, BUNDLE_FILES.journal);
   const existing = readJournal(journalPath);
   if (existing.tornTail) request.log(`warning: ${existing.tornTail}`);

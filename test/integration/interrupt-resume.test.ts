@@ -83,6 +83,10 @@ task: { argv: ["/bin/sh", "-c", "echo READY; sleep 0.3"], ready_marker: READY }
     expect([...ids].sort()).toEqual([...planned].sort());
     const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
     expect(manifest).toMatchObject({ resumed: true, resume_count: 1, complete: true });
+    // both runs (the killed one and the resume) left their line and revision, the kill notwithstanding
+    const invocations = readFileSync(join(bundle, 'invocations.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(invocations.map((i: { resumed: boolean }) => i.resumed)).toEqual([false, true]);
+    expect(manifest.harness_commits).toEqual([{ commit: manifest.harness_commit, dirty: manifest.harness_dirty }]);
     expect((await sandbench(['verify', bundle])).code).toBe(0);
     const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;
     expect(await leftoversOf(runId)).toEqual([]);
