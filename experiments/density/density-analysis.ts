@@ -70,6 +70,8 @@ export function distributionJson(values: number[]): string {
 
 export interface CellCounts {
   planned: number;
+  /** Planned batches the journal does not hold (an interrupted run not yet resumed, or a batch lost). */
+  missing: number;
   full: number;
   oom: number;
   unknownEvidence: number;
@@ -98,6 +100,7 @@ export function countCell(cell: DensityCellStats, plannedBatches: number): CellC
   const recordedAttempts = cell.records.length * cell.concurrency;
   return {
     planned,
+    missing,
     full: full.length,
     oom: cell.records.filter(isOom).length,
     // A batch without a barrier memory sample (setup failure, harness error) or not recorded at all.
@@ -165,6 +168,8 @@ export function densityAnalysis(input: AnalysisInput): KindExtensionOutput {
       scenario: 'active_capacity', topic: 'active_capacity', source: EVIDENCE_SOURCE, cohort, variant: cell.backend, metric, statistic, n, value, unit, condition: extra ? `${condition}; ${extra}` : condition, limitations,
     });
     evidence.push(row('full_valid_no_oom_batches', 'count', c.planned, c.full, 'count'));
+    // how many of the planned batches the journal holds: a run still to be resumed has not failed the rest
+    evidence.push(row('recorded_batches', 'count', c.planned, c.planned - c.missing, 'count'));
     evidence.push(row('validated_completed_tasks', 'count', c.attempted, c.validated, 'count'));
     evidence.push(...distributionEvidence('barrier_memory_current', c.barrierMemory, (metric, statistic, n, value) => row(metric, statistic, n, value, 'MiB', 'full no-OOM batches only')));
     evidence.push(...distributionEvidence('full_batch_wall', c.walls, (metric, statistic, n, value) => row(metric, statistic, n, value, 'ms', 'launch->all verified')));

@@ -162,15 +162,30 @@ function checkOrdering(o: Mapping['orderings'][number], bundle: Bundle, arms: st
   };
 }
 
-function capacityChecks(matched: MatchedRow[], mapping: Mapping): OrderingCheck[] {
+/**
+ * Whether our cell is at capacity (every planned batch full), or null when the batches the journal
+ * holds cannot tell: all recorded ones are full but some planned ones are not recorded yet (a run
+ * interrupted before its resume). Those batches have not failed; one recorded non-full batch decides.
+ */
+function ourCapacity(m: MatchedRow, ours: OurEvidence): { full: boolean | null; recorded: number | null } {
+  const recorded = ours.get(m.variant, 'recorded_batches', 'count', m.cell)?.value ?? null;
+  const planned = m.ours.n;
+  const full = m.ours.value ?? 0;
+  if (planned === null) return { full: null, recorded };
+  if (recorded !== null && recorded < planned && full === recorded) return { full: null, recorded };
+  return { full: full === planned, recorded };
+}
+
+function capacityChecks(matched: MatchedRow[], mapping: Mapping, ours: OurEvidence): OrderingCheck[] {
   const spec = mapping.capacity_cells;
   if (!spec) return [];
   return matched
     .filter((m) => spec.topics.includes(m.published.topic) && m.published.statistic === spec.statistic)
     .map((m) => {
       const pubFull = m.published.n !== null && m.published.value === m.published.n;
-      const ourFull = m.ours.n !== null && m.ours.value === m.ours.n;
+      const our = ourCapacity(m, ours);
       const n = concurrencyOf(m.published.limits);
+      const recordedNote = our.recorded !== null && m.ours.n !== null && our.recorded < m.ours.n ? `; ${our.recorded} of ${m.ours.n} planned batches recorded` : '';
       return {
         id: `capacity-${m.published.topic}-${m.published.backend}-${n}`,
         claim: `${m.published.backend} at N=${n} (${m.published.topic}): published ${m.published.value}/${m.published.n} full batches → ${pubFull ? 'capacity holds' : 'over capacity'}`,
@@ -182,8 +197,10 @@ function capacityChecks(matched: MatchedRow[], mapping: Mapping): OrderingCheck[
         ourHigh: null,
         n: `${m.ours.n ?? '?'} batches`,
         method: 'full valid no-OOM batches / planned batches',
-        status: pubFull === ourFull ? 'holds' : 'reversed',
-        reason: `ours ${m.ours.value}/${m.ours.n} full batches (${m.variant})`,
+        status: our.full === null ? 'not checked' : pubFull === our.full ? 'holds' : 'reversed',
+        reason: our.full === null
+          ? `ours ${m.ours.value}/${our.recorded ?? '?'} recorded batches full (${m.variant})${recordedNote}: the rest not run yet (resume the bundle)`
+          : `ours ${m.ours.value}/${m.ours.n} full batches (${m.variant})${recordedNote}`,
       } satisfies OrderingCheck;
     });
 }
@@ -200,6 +217,6 @@ export function reproduce(bundle: Bundle, published: PublishedRow[], mapping: Ma
     else unmatched.push({ published: p, reason: joined.reason ?? 'unknown' });
   }
   const matched = withRatios(matchedBase, mapping);
-  const orderings = [...mapping.orderings.map((o) => checkOrdering(o, bundle, arms, mapping, published)), ...capacityChecks(matched, mapping)];
+  const orderings = [...mapping.orderings.map((o) => checkOrdering(o, bundle, arms, mapping, published)), ...capacityChecks(matched, mapping, ours)];
   return { runId: bundle.resolved.run_id, experiment: bundle.resolved.spec.experiment, matched, unmatched, orderings };
 }

@@ -6,6 +6,15 @@ import { densityExperiment } from '../../experiments/density/density-kind.ts';
 import { TRIAL_SCHEMA_VERSION, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { parseSpec } from '../../experiments/registry.ts';
 import type { ResolvedSpec } from '../../harness/spec/resolve-spec.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildDensityPlan } from '../../experiments/density/density-plan.ts';
+import { serializePlan } from '../../harness/plan/plan.ts';
+import { analyzeBundle } from '../../harness/analyze/index.ts';
+import { kindCatalog } from '../../cli/kinds.ts';
+import { reproduce } from '../../reports/reproduce/reproduce.ts';
+import { DEFAULT_PUBLISHED, mappingPathFor, readMapping, readPublished } from '../../reports/reproduce/published.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const spec = parseSpec({ name: 'd', experiment: 'density', arms: [{ backend: 'staged' }], warmups: 0, trials: 1, seed: 1, timeout: '60s', density: { concurrency: [16], batches: 5 } });
 const resolved: ResolvedSpec = { run_id: 'r1', spec_path: 'd.yaml', spec_sha256: 'sha256:0', overrides: {}, skipped_arms: [], plan_arms: ['staged'], spec };
@@ -42,6 +51,7 @@ describe('density analysis', () => {
 
     const byMetric = Object.fromEntries(out.evidence.map((e) => [e.metric, e]));
     expect(byMetric.full_valid_no_oom_batches).toMatchObject({ scenario: 'active_capacity', statistic: 'count', n: 5, value: 3 });
+    expect(byMetric.recorded_batches).toMatchObject({ statistic: 'count', n: 5, value: 4 });
     expect(byMetric.validated_completed_tasks).toMatchObject({ statistic: 'count', n: 80, value: 62 });
     expect(byMetric.barrier_memory_current_p50).toMatchObject({ statistic: 'P50', n: 3, value: 601, unit: 'MiB' });
     expect(byMetric.full_batch_wall_p50).toMatchObject({ statistic: 'P50', n: 3, value: 1010, unit: 'ms' });
@@ -58,5 +68,28 @@ describe('density analysis', () => {
     const moved = batch(0, 16, { arm: { backend: 'docker', variant: null }, facts: { workload: 'useful', concurrency: 16, failure_reasons: {}, membership: { outsideByDesign: [{ comm: 'docker' }], adopted: [{ comm: 'containerd-shim' }] } } });
     const rows = densityAnalysis({ resolved, records: [moved] }).evidence;
     expect(rows[0]!.limitations).toMatch(/docker CLI clients outside by design; containerd-shim started outside and moved into the budget/);
+  });
+});
+
+describe('the published capacity ordering against a density bundle', () => {
+  // A real bundle dir (spec, plan, journal) analysed as `reproduce` analyses it.
+  async function capacityCheck(records: TrialRecord[]) {
+    const dir = tempDir('sandbench-density-capacity-');
+    writeFileSync(join(dir, 'resolved-spec.json'), `${JSON.stringify(resolved)}\n`);
+    writeFileSync(join(dir, 'spec.yaml'), 'name: d\n');
+    writeFileSync(join(dir, 'plan.json'), serializePlan(buildDensityPlan(spec)));
+    writeFileSync(join(dir, 'journal.jsonl'), records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const bundle = analyzeBundle(dir, await kindCatalog(), { write: false });
+    const out = reproduce(bundle, readPublished(DEFAULT_PUBLISHED), readMapping(mappingPathFor(DEFAULT_PUBLISHED)));
+    return out.orderings.find((o) => o.id === 'capacity-active_capacity-staged-16')!;
+  }
+
+  it('does not call a cell over capacity for batches an interrupted run has not recorded yet', async () => {
+    const partial = await capacityCheck([batch(0, 16), batch(1, 16), batch(2, 16)]);
+    expect(partial.status).toBe('not checked');
+    expect(partial.reason).toContain('3 of 5 planned batches recorded');
+    // one recorded batch that is not full decides, whatever the rest would do
+    expect((await capacityCheck([batch(0, 16), batch(1, 14, {}, {}, { oom_after_release: 2 })])).status).toBe('reversed');
+    expect((await capacityCheck([0, 1, 2, 3, 4].map((i) => batch(i, 16)))).status).toBe('holds');
   });
 });
