@@ -78,5 +78,6 @@ describe('lazy-image VM clients', () => {
       const left = await cleanup.releaseAll();
       expect(left).toEqual([]);
     }
-  });
+    // two TCG boots, each allowed 240 s: a test timeout below that abandons the guest and its dirs
+  }, 540_000);
 });

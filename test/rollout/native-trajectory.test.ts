@@ -151,8 +151,10 @@ describe('rollout section units', () => {
 });
 
 describe('PSS readings reused while a process is unchanged', () => {
-  it('re-reads smaps_rollup only after the resident size moves or the reading ages', () => {
-    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  it('re-reads smaps_rollup only after the resident size moves or the reading ages', async () => {
+    // a child that says when it is up and then only waits (a `sleep` read while its loader still maps libraries moves)
+    const child = spawn('python3', ['-c', 'import sys\nprint("ok", flush=True)\nsys.stdin.read()'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
     try {
       const cache = new PssCache(256, 50);
       const first = cache.pssOf(child.pid!, 0);

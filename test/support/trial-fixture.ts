@@ -10,6 +10,7 @@ import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
+import { acquireRunLock } from '../../harness/run/run-lock.ts';
 import type { CandidateFiles, Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../harness/contracts/executor.ts';
 import { tempDir } from './temp-dirs.ts';
 
@@ -29,13 +30,21 @@ export async function makeTestRun(label: string): Promise<TestRun> {
   writeFileSync(join(baseline, 'a.txt'), 'hello\n');
   writeFileSync(join(baseline, 'sub', 'b.txt'), 'nested\n');
   const cleanup = new CleanupRegistry(runId);
+  // A live run, as `sandbench run` holds one: another suite's teardown (or `clean`) running meanwhile
+  // on this machine must not take this run's containers and VMs for leftovers of a dead run. Outside
+  // the cleanup registry, which some suites check releases nothing.
+  const releaseLock = acquireRunLock(stateDir(), runId);
   const run: RunContext = { runId, image, stateDir: stateDir(), cleanup, log: () => undefined, options: {} };
   return {
     run,
     root,
     baseline,
     async dispose() {
-      await cleanup.releaseAll();
+      try {
+        await cleanup.releaseAll();
+      } finally {
+        releaseLock();
+      }
       rmSync(root, { recursive: true, force: true });
     },
   };
