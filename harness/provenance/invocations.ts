@@ -6,7 +6,8 @@
  * The line is written before the first trial of the invocation and fsynced, so a run killed with -9
  * keeps it too.
  */
-import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { appendLineDurably } from '../bundle/durable-append.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { BUNDLE_FILES } from '../bundle/layout.ts';
@@ -25,15 +26,8 @@ export const HarnessCommitSchema = z.object({ commit: z.string().nullable(), dir
 export type HarnessCommit = z.infer<typeof HarnessCommitSchema>;
 
 export function recordInvocation(bundleDir: string, revision: HarnessRevision, resumed: boolean, now = new Date()): void {
-  const path = join(bundleDir, BUNDLE_FILES.invocations);
   const line: Invocation = { started_at: now.toISOString(), resumed, harness_commit: revision.commit, harness_dirty: revision.dirty, node: process.version };
-  appendFileSync(path, `${JSON.stringify(line)}\n`);
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendLineDurably(join(bundleDir, BUNDLE_FILES.invocations), line);
 }
 
 /** The bundle's invocations, oldest first; [] for a bundle written before the file existed. A torn last line (a kill mid-write) is left out. */

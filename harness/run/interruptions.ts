@@ -3,7 +3,8 @@
  * so the journal keeps every planned trial exactly once; the interruption itself is recorded here,
  * never silently forgotten.
  */
-import { appendFileSync, existsSync, fsyncSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, fsyncSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendLineDurably } from '../bundle/durable-append.ts';
 import { join } from 'node:path';
 import { BUNDLE_FILES } from '../bundle/layout.ts';
 
@@ -42,9 +43,5 @@ export function readInflight(bundleDir: string): string | null {
 }
 
 export function recordInterruption(bundleDir: string, record: InterruptionRecord): void {
-  const path = join(bundleDir, INTERRUPTED_FILE);
-  appendFileSync(path, `${JSON.stringify(record)}\n`);
-  const fd = openSync(path, 'r');
-  fsyncSync(fd);
-  closeSync(fd);
+  appendLineDurably(join(bundleDir, INTERRUPTED_FILE), record);
 }
