@@ -2,7 +2,7 @@
  * Adopting a bundle recorded outside the campaign (a full-protocol run done earlier on its own) as a
  * campaign entry's bundle: `reproduce --campaign DIR --adopt ENTRY=BUNDLE`. Refused, naming the
  * entry, the bundle and the fix, unless the entry runs in this mode, DIR has no bundle for it yet, the
- * bundle is complete, it verifies exactly as `sandbench verify` verifies, and its resolved spec is
+ * bundle is complete, a clean checkout recorded it, it verifies exactly as `sandbench verify` verifies, and its resolved spec is
  * the one `run` would resolve for the entry in this mode. Then the bundle is copied (the source is
  * never touched) to DIR/<entry> and the adoption is recorded in campaign.json; the campaign skips the
  * entry as finished and the join treats the copy like any bundle.
@@ -129,6 +129,7 @@ function checkAdoption(request: AdoptRequest, options: AdoptOptions): Checked {
     const recorded = readJournal(join(source, BUNDLE_FILES.journal)).records.length;
     throw new UserError(`${flag}: the bundle is incomplete (manifest.json complete: false; ${recorded} of ${plan.trials?.length ?? 0} planned trials recorded); finish it with \`sandbench run --resume ${source}\` first, or let the campaign run ${entry.id}`);
   }
+  refuseDirtyHarness(flag, entry, source, manifest);
   // A shard holds only some blocks of its plan; its resolved spec alone would not show that.
   if (plan.shard) throw new UserError(`${flag}: the bundle is shard ${plan.shard.index}/${plan.shard.count} of a plan (run --shard); merge its shards with \`sandbench merge\` and adopt the merged bundle`);
   // The same check `sandbench verify` makes: every file re-hashed against the manifest.
@@ -139,6 +140,19 @@ function checkAdoption(request: AdoptRequest, options: AdoptOptions): Checked {
   checkSameSpec(flag, entry, source, options);
   const manifestSha256 = createHash('sha256').update(readFileSync(join(source, BUNDLE_FILES.manifest))).digest('hex');
   return { entry, source, target, manifest, manifestSha256 };
+}
+
+/**
+ * A bundle any of whose trials a checkout with uncommitted changes recorded is refused: no commit
+ * holds the code behind its figures, so the campaign could not say what measured them. (null, outside
+ * git, is unknown rather than dirty, and is adopted.) Older bundles name one revision, newer ones
+ * every revision that wrote trials (`harness_commits`).
+ */
+function refuseDirtyHarness(flag: string, entry: CampaignEntry, source: string, manifest: Manifest): void {
+  const revisions = manifest.harness_commits ?? [{ commit: manifest.harness_commit, dirty: manifest.harness_dirty }];
+  const dirty = revisions.find((r) => r.dirty === true);
+  if (!dirty) return;
+  throw new UserError(`${flag}: the bundle was recorded by a harness checkout with uncommitted changes (harness ${dirty.commit?.slice(0, 12) ?? 'unknown'}, dirty), so no commit holds the code behind its figures; commit or stash the changes and re-run it, or let the campaign run ${entry.id}`);
 }
 
 /** The bundle's resolved spec must be what `run` resolves for the entry's spec with this mode's overrides. */

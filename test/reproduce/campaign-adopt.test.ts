@@ -1,8 +1,8 @@
 /**
  * `reproduce --campaign DIR --adopt ENTRY=BUNDLE` on a bundle from a real one-arm host run: a matching
  * bundle is copied (source untouched), recorded as adopted, skipped by the campaign and named in the
- * report; a different spec (naming the field), an incomplete bundle, a tampered one (the verify
- * check) and an unknown or skipped entry are refused without touching the campaign directory.
+ * report; a different spec (naming the field), an incomplete bundle, a dirty-checkout one, a tampered
+ * one (the verify check) and an unknown or skipped entry are refused without touching the campaign directory.
  */
 import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -44,6 +44,12 @@ beforeAll(async () => {
   writeFileSync(spec, 'name: host-two\nexperiment: shell-ready\narms:\n  - backend: host\nwarmups: 0\ntrials: 2\nseed: 7\ntimeout: 30s\n');
   const run = await runSandbenchChild(['run', spec, '--out', source], join(root, 'run.log'), () => undefined, source);
   expect(run.exitCode, readFileSync(join(root, 'run.log'), 'utf8')).toBe(0);
+  // Run from a checkout with uncommitted edits (a developer's), the bundle is recorded dirty, which
+  // --adopt refuses; these tests are about the rest, so the source says clean (verify hashes every
+  // file but the manifest itself). The dirty refusal has its own test below.
+  const manifest = JSON.parse(readFileSync(join(source, 'manifest.json'), 'utf8'));
+  const clean = (m: { harness_commits?: { commit: string | null; dirty: boolean | null }[] }) => ({ ...m, harness_dirty: false, harness_commits: m.harness_commits?.map((r) => ({ ...r, dirty: false })) });
+  writeFileSync(join(source, 'manifest.json'), `${JSON.stringify(clean(manifest), null, 2)}\n`);
 }, 120_000);
 // Removed when this file ends, pass or fail (the suite's temp guard checks).
 
@@ -109,6 +115,28 @@ describe('campaign --adopt', () => {
     appendFileSync(join(tampered, 'summary.csv'), 'x\n');
     expect(() => adoptBundles([{ entryId: 'shell', source: tampered }], options(entries, campaign))).toThrow(/the bundle fails verification \(summary\.csv: changed\)/);
     expect(() => adoptBundles([{ entryId: 'shell', source: join(root, 'campaign-none') }], options(entries, campaign))).toThrow(/no such directory/);
+    expect(existsSync(campaign)).toBe(false);
+  });
+
+  it('refuses a bundle a checkout with uncommitted changes recorded, in any of its invocations', () => {
+    const campaign = join(root, 'campaign-dirty');
+    const entries = [{ id: 'shell', spec }];
+    const markDirty = (name: string, edit: (m: Record<string, unknown>) => Record<string, unknown>) => {
+      const dir = copyOf(name);
+      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(dir, 'manifest.json'), JSON.stringify(edit(manifest)));
+      return dir;
+    };
+    const refusal = /the bundle was recorded by a harness checkout with uncommitted changes \(harness [0-9a-f]{12}, dirty\), so no commit holds the code behind its figures; commit or stash the changes and re-run it, or let the campaign run shell/;
+    // An older bundle names one revision.
+    const single = markDirty('dirty-single', ({ harness_commits: _, ...m }) => ({ ...m, harness_dirty: true }));
+    expect(() => adoptBundles([{ entryId: 'shell', source: single }], options(entries, campaign))).toThrow(refusal);
+    // A resumed bundle: clean at the end, dirty in an earlier invocation.
+    const resumed = markDirty('dirty-resumed', (m) => ({ ...m, harness_commits: [{ commit: m.harness_commit, dirty: true }, { commit: m.harness_commit, dirty: false }] }));
+    expect(() => adoptBundles([{ entryId: 'shell', source: resumed }], options(entries, campaign))).toThrow(refusal);
+    // Outside git (null) is unknown, not dirty.
+    const unknown = markDirty('dirty-unknown', (m) => ({ ...m, harness_dirty: null, harness_commits: [{ commit: null, dirty: null }] }));
+    expect(() => adoptBundles([{ entryId: 'shell', source: unknown }], options(entries, join(root, 'campaign-unknown')))).not.toThrow();
     expect(existsSync(campaign)).toBe(false);
   });
 
