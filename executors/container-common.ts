@@ -162,6 +162,14 @@ export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; r
   return { globalArgs, runArgs };
 }
 
+/**
+ * The client's argv: as is, or (a budget with clients 'inside') behind the budget's enter prefix, so
+ * the `podman run`/`docker run` client and its children are born inside the batch's cgroups.
+ */
+export function clientArgv(budget: BudgetPlacement | null, argv: string[]): string[] {
+  return budget?.clients === 'inside' ? [...budget.enterArgv, ...argv] : argv;
+}
+
 /** Force-remove a container by name; absent is fine (idempotent). */
 export async function removeContainer(engine: ContainerEngine, name: string): Promise<void> {
   const args = engine.kind === 'podman' ? ['rm', '--force', '--ignore', '--time', REMOVE_STOP_SECONDS, name] : ['rm', '--force', name];
@@ -355,7 +363,7 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
         runtime: hooks.runtime,
       });
       const base = await startTrial({
-        argv: [eng.cli, ...eng.globalArgs, ...globalArgs, ...runArgs],
+        argv: clientArgv(trial.budget, [eng.cli, ...eng.globalArgs, ...globalArgs, ...runArgs]),
         env: eng.env,
         stdin: task.stdin,
         timeoutMs: trial.timeoutMs,

@@ -9,7 +9,7 @@ import { armLabel } from '../../harness/journal/trial-record.ts';
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { baseRecord } from '../trial-experiment.ts';
-import { runDensityBatch, vmControlsOf, type DensityWorkload } from './density-batch.ts';
+import { containerClientsOf, runDensityBatch, vmControlsOf, type DensityWorkload } from './density-batch.ts';
 import { batchOptions } from './density-kind.ts';
 import { densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
@@ -82,7 +82,7 @@ export async function searchDensityCapacity(ctx: ExperimentContext, options: Sea
       const planned: PlannedTrial = { trial_id: trialId, block: batch, position: position++, warmup: false, arm: options.arm, seed: ctx.spec.seed, params: { workload: options.workload, concurrency } };
       const batchOpts = batchOptions(ctx, options.arm, trialId, options.workload, concurrency);
       const result = await runDensityBatch(batchOpts);
-      const record = densityRecord(baseRecord(ctx, planned), { workload: options.workload, concurrency, vmControls: vmControlsOf(batchOpts) }, result);
+      const record = densityRecord(baseRecord(ctx, planned), { workload: options.workload, concurrency, vmControls: vmControlsOf(batchOpts), containerClients: containerClientsOf(batchOpts) }, result);
       await options.onRecord({ ...record, facts: { ...record.facts, capacity_search: true } });
       ran++;
       if (record.outcome !== 'ok') break;

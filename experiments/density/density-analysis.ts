@@ -126,6 +126,7 @@ function limitationsOf(cell: DensityCellStats): string {
   const memberships = cell.records.map((r) => r.facts.membership as { outsideByDesign?: { comm: string }[]; adopted?: { comm: string }[] } | null | undefined);
   const clients = new Set(memberships.flatMap((m) => m?.outsideByDesign?.map((p) => p.comm) ?? []));
   if (clients.size > 0) out.push(`${[...clients].sort().join('/')} CLI clients outside by design`);
+  if (cell.records.some((r) => r.facts.container_clients === 'inside')) out.push('container CLI clients inside the budget (density.container_clients: inside; their memory is charged to the batch)');
   const adopted = new Set(memberships.flatMap((m) => m?.adopted?.map((p) => p.comm) ?? []));
   if (adopted.size > 0) out.push(`${[...adopted].sort().join('/')} started outside and moved into the budget at the barrier (its earlier memory charges are not counted)`);
   return out.join('; ');

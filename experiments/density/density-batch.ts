@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackendName, Executor, RunContext, RunningTrial, TaskCommand, TimingPath, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
+import type { BackendName, BudgetPlacement, Executor, RunContext, RunningTrial, TaskCommand, TimingPath, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
 import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
 import { CgroupBudget, type BudgetFacts } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
@@ -39,6 +39,8 @@ export interface DensityBatchOptions {
   timeoutMs: number;
   /** Move runtime helpers found outside (docker's containerd-shim) into the budget at the barrier. */
   adoptRuntimeHelpers: boolean;
+  /** Where the `podman run`/`docker run` clients run: outside the budget, or inside it (charged to the batch). */
+  containerClients: BudgetPlacement['clients'];
   /** Test hook, called at the barrier before the membership check. */
   beforeMembership?: (batch: { token: string; budget: CgroupBudget }) => Promise<void>;
 }
@@ -69,12 +71,19 @@ export interface DensityBatchResult {
 }
 
 const VM_BACKENDS: ReadonlySet<BackendName> = new Set(['qemu-microvm', 'qemu-q35', 'pvisor']);
+/** Backends launched through a container CLI client (`podman run`, `docker run`). */
+const CLIENT_BACKENDS: ReadonlySet<BackendName> = new Set(['podman', 'docker']);
 
 /** The per-VM controls a batch applied (recorded with every VM batch; null for non-VM backends). */
 export interface VmControls {
   guest_memory_mib: number;
   /** `-accel tcg,tb-size=`: only in effect under TCG (the accelerator is in environment.json). */
   tcg_tb_size_mib: number;
+}
+
+/** The container-client placement of a podman/docker batch (null for backends without a CLI client). */
+export function containerClientsOf(options: Pick<DensityBatchOptions, 'executor' | 'containerClients'>): BudgetPlacement['clients'] | null {
+  return CLIENT_BACKENDS.has(options.executor.backend) ? options.containerClients : null;
 }
 
 export function vmControlsOf(options: Pick<DensityBatchOptions, 'executor' | 'vmMemoryMiB' | 'vmTcgTbSizeMiB'>): VmControls | null {
@@ -167,7 +176,7 @@ function makeWorkers(options: DensityBatchOptions, token: string, budget: Cgroup
         timeoutMs: options.timeoutMs,
         // The shared budget is the memory control; only VMs need a per-worker size (guest RAM).
         controls: { cpus: options.budgetCpus, memoryMiB: isVm ? options.vmMemoryMiB : null, ...(isVm ? { tcgTbSizeMiB: options.vmTcgTbSizeMiB } : {}) },
-        budget: budget.placement(),
+        budget: budget.placement(options.containerClients),
       },
       binding: null,
       running: null,
@@ -211,7 +220,7 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
 
   if (options.beforeMembership) await options.beforeMembership({ token, budget });
   const rootPids = workers.flatMap((w) => w.running?.rootPids() ?? []);
-  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: token, harnessPids: [process.pid, ...harnessHelperPids()] });
+  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: token, harnessPids: [process.pid, ...harnessHelperPids()], clientsInBudget: options.containerClients === 'inside' });
   const adopted = options.adoptRuntimeHelpers ? adoptHelpers(budget, expected) : [];
   const membership = { ...checkMembership(budget, expected, byDesign), adopted };
   const escaped = membership.outside.length > 0;

@@ -9,7 +9,7 @@ import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { baseRecord, trialScratchDir } from '../trial-experiment.ts';
-import { runDensityBatch, vmControlsOf, type DensityBatchOptions, type DensityWorkload } from './density-batch.ts';
+import { containerClientsOf, runDensityBatch, vmControlsOf, type DensityBatchOptions, type DensityWorkload } from './density-batch.ts';
 import { buildDensityPlan, densitySection } from './density-plan.ts';
 import { densityRecord } from './density-record.ts';
 import { writeDensityBaseline } from './density-workspace.ts';
@@ -52,6 +52,7 @@ export function batchOptions(ctx: ExperimentContext, arm: PlannedTrial['arm'], t
     // Docker's containerd-shim is started by containerd outside any --cgroup-parent: moved in at the
     // barrier and recorded in membership.adopted (its earlier memory charges stay outside).
     adoptRuntimeHelpers: executor.backend === 'docker',
+    containerClients: density.container_clients,
   };
 }
 
@@ -62,7 +63,7 @@ export async function runPlannedBatch(planned: PlannedTrial, ctx: ExperimentCont
   try {
     const options = batchOptions(ctx, planned.arm, planned.trial_id, workload, concurrency);
     const result = await runDensityBatch(options);
-    return densityRecord(record, { workload, concurrency, vmControls: vmControlsOf(options) }, result);
+    return densityRecord(record, { workload, concurrency, vmControls: vmControlsOf(options), containerClients: containerClientsOf(options) }, result);
   } catch (error) {
     return { ...record, outcome: 'failed', failure_category: 'harness_error', notes: [`harness error: ${(error as Error).message}`], facts: { workload, concurrency } };
   }

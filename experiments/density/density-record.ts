@@ -27,7 +27,7 @@ function batchCategory(result: DensityBatchResult): FailureCategory | null {
   return null;
 }
 
-export function densityRecord(base: TrialRecord, params: { workload: string; concurrency: number; vmControls?: VmControls | null }, result: DensityBatchResult): TrialRecord {
+export function densityRecord(base: TrialRecord, params: { workload: string; concurrency: number; vmControls?: VmControls | null; containerClients?: 'outside' | 'inside' | null }, result: DensityBatchResult): TrialRecord {
   const attempted = params.concurrency;
   const validated = result.workers.filter((w) => w.state === 'valid').length;
   const oomWorkers = result.workers.filter((w) => w.state === 'oom').length;
@@ -76,6 +76,8 @@ export function densityRecord(base: TrialRecord, params: { workload: string; con
       workload: params.workload,
       concurrency: params.concurrency,
       vm_controls: params.vmControls ?? null,
+      // podman/docker only: where the `run` clients ran (the container_clients control).
+      container_clients: params.containerClients ?? null,
       token: result.token,
       failure_reasons: reasons,
       workers: result.workers,

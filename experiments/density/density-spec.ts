@@ -16,6 +16,13 @@ export const DensitySpecSchema = z
     /** TCG translation-cache size per VM worker, MiB (`-accel tcg,tb-size=`); a recorded control (ignored under KVM). */
     vm_tcg_tb_size: z.number().int().positive().default(32),
     payload_mib: z.number().int().nonnegative().default(32),
+    /**
+     * Where podman's and docker's `run` clients run (a recorded control; other backends have none):
+     * `outside` the budget (only the container and its runtime helper are charged) or `inside` it (the
+     * client enters the budget like a launcher's child, so its memory counts, as the study's
+     * "every process of the batch" does). Each client holds ~9 MiB anonymous memory here.
+     */
+    container_clients: z.enum(['outside', 'inside']).default('outside'),
     ready_timeout: duration.default(120_000),
     /** Bisect the largest N where every batch passes, between these bounds. */
     capacity_search: z

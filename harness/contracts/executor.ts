@@ -69,6 +69,13 @@ export interface BudgetPlacement {
   cgroupParent: string;
   /** cgroup version of the budget: runtimes need to know for path syntax. */
   cgroupVersion: 1 | 2;
+  /**
+   * Container CLI clients (`podman run`, `docker run`): 'outside' the budget (only the container and
+   * its runtime helper are inside), or 'inside' (the client enters through `enterArgv` too, so its
+   * memory is charged to the batch, as a launcher's would be). A density control: a client holds
+   * ~9 MiB anonymous memory per container here, which decides capacity at N = 128.
+   */
+  clients: 'outside' | 'inside';
 }
 
 export interface TrialContext {

@@ -2,8 +2,9 @@
  * Is every process of a batch inside its budget? The expected set is built from the process table:
  * the payload processes (found by a token in their argv, wherever they run), their ancestors up to
  * the harness (staged sandboxes, runtime helpers such as conmon and containerd-shim, VMMs), and the
- * launched trees. Container CLI clients (`podman run`, `docker run`) and the harness itself stay
- * outside by design and are listed separately, never silently.
+ * launched trees. Container CLI clients (`podman run`, `docker run`) stay outside by design and are
+ * listed separately, never silently, unless the batch put them inside (`clientsInBudget`): then they
+ * are expected inside like any launched process. The harness itself is always outside.
  */
 import type { CgroupBudget } from './cgroup-budget.ts';
 import { ancestors, descendants, listProcesses, procCgroups, type ProcInfo } from './proc-tree.ts';
@@ -16,7 +17,7 @@ export const RUNTIME_HELPER = /^(conmon|containerd-shim.*|qemu-system-.*)$/;
 export interface MemberCheck {
   pid: number;
   comm: string;
-  role: 'payload' | 'launched' | 'runtime-helper';
+  role: 'payload' | 'launched' | 'runtime-helper' | 'client';
   where: string;
 }
 
@@ -36,6 +37,8 @@ export interface ExpectedSetOptions {
   payloadToken: string;
   /** PIDs whose ancestry ends the upward walk (the harness). */
   harnessPids?: readonly number[];
+  /** The container CLI clients were launched inside the budget (BudgetPlacement.clients 'inside'). */
+  clientsInBudget?: boolean;
 }
 
 export interface ExpectedProcess {
@@ -50,7 +53,8 @@ export function expectedProcesses(options: ExpectedSetOptions, table: ProcInfo[]
   const add = (info: ProcInfo, role: MemberCheck['role']) => {
     if (harness.has(info.pid)) return;
     if (CLIENT_COMMS.has(info.comm)) {
-      byDesign.set(info.pid, info);
+      if (options.clientsInBudget) expected.set(info.pid, { info, role: 'client' });
+      else byDesign.set(info.pid, info);
       return;
     }
     if (!expected.has(info.pid)) expected.set(info.pid, { info, role });
@@ -70,9 +74,11 @@ export function expectedProcesses(options: ExpectedSetOptions, table: ProcInfo[]
   const clientTrees = new Set<number>();
   for (const proc of descendants(options.rootPids, table)) {
     if (CLIENT_COMMS.has(proc.comm)) clientTrees.add(proc.pid);
-    // A client's own children (e.g. a `podman run` helper) share the client's outside-by-design status.
-    if (clientTrees.has(proc.ppid) || CLIENT_COMMS.has(proc.comm)) byDesign.set(proc.pid, proc);
-    else add(proc, RUNTIME_HELPER.test(proc.comm) ? 'runtime-helper' : 'launched');
+    // A client's own children (e.g. a `podman run` helper) share the client's placement.
+    if (clientTrees.has(proc.ppid) || CLIENT_COMMS.has(proc.comm)) {
+      if (options.clientsInBudget) add(proc, 'launched'); // add() gives a client comm its own role
+      else byDesign.set(proc.pid, proc);
+    } else add(proc, RUNTIME_HELPER.test(proc.comm) ? 'runtime-helper' : 'launched');
   }
   return { expected: [...expected.values()], byDesign: [...byDesign.values()] };
 }

@@ -175,11 +175,11 @@ export class CgroupBudget {
    * How launched trees enter: a shell writes its own PID into cgroup.procs of every controller,
    * then execs the real argv (same PID), so everything it starts is born inside the budget.
    */
-  placement(): BudgetPlacement {
+  placement(clients: BudgetPlacement['clients'] = 'outside'): BudgetPlacement {
     const procsFiles = [...new Set(Object.values(this.dirs))].map((dir) => join(dir, 'cgroup.procs'));
     const writes = procsFiles.map((file) => `echo $$ > '${file}'`).join(' && ');
     const script = `${writes} && exec "$@"; echo "sandbench: could not enter budget ${this.name}" >&2; exit 125`;
-    return { enterArgv: ['/bin/sh', '-c', script, 'sandbench-enter'], cgroupParent: this.relPath, cgroupVersion: this.version };
+    return { enterArgv: ['/bin/sh', '-c', script, 'sandbench-enter'], cgroupParent: this.relPath, cgroupVersion: this.version, clients };
   }
 
   /** Move an already running process in (e.g. a runtime helper found outside). */

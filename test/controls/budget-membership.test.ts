@@ -5,8 +5,8 @@ import type { ProcInfo } from '../../harness/controls/proc-tree.ts';
 
 const HARNESS = 100;
 const p = (pid: number, ppid: number, comm: string, cmdline = comm): ProcInfo => ({ pid, ppid, comm, cmdline });
-const roles = (table: ProcInfo[], rootPids: number[]) => {
-  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: 'TOK', harnessPids: [HARNESS] }, table);
+const roles = (table: ProcInfo[], rootPids: number[], clientsInBudget = false) => {
+  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: 'TOK', harnessPids: [HARNESS], clientsInBudget }, table);
   return { expected: Object.fromEntries(expected.map((e) => [e.info.pid, `${e.info.comm}:${e.role}`])), byDesign: byDesign.map((b) => b.pid).sort() };
 };
 
@@ -32,6 +32,18 @@ describe('expected batch processes', () => {
     const r = roles(table, [300]);
     expect(r.expected).toEqual({ 310: 'conmon:runtime-helper', 311: 'python3:payload' });
     expect(r.byDesign).toEqual([300]);
+  });
+
+  it('container clients inside the budget (density.container_clients: inside): the client and its children are expected, none outside by design', () => {
+    const table = [
+      p(1, 0, 'init'), p(HARNESS, 1, 'node'), p(300, HARNESS, 'podman', 'podman run ... TOK-w1'), p(301, 300, 'podman', 'podman (helper)'), p(302, 301, 'sh', 'sh -c x'),
+      p(310, 1, 'conmon', 'conmon --cid x'), p(311, 310, 'python3', 'python3 w.py --token TOK-w1'),
+    ];
+    const r = roles(table, [300], true);
+    expect(r.expected).toEqual({ 300: 'podman:client', 301: 'podman:client', 302: 'sh:launched', 310: 'conmon:runtime-helper', 311: 'python3:payload' });
+    expect(r.byDesign).toEqual([]);
+    // The default keeps the whole client tree outside by design.
+    expect(roles(table, [300]).byDesign).toEqual([300, 301, 302]);
   });
 
   it('qemu: the VMM is found through the launched tree (the payload runs in the guest)', () => {

@@ -78,7 +78,7 @@ describe('launcher controls', () => {
   });
 
   it('fails the launch cleanly when a budget cgroup cannot be entered', async () => {
-    const placement: BudgetPlacement = { enterArgv: [], cgroupParent: '/sandbench-no-such-budget', cgroupVersion: layout?.version ?? 2 };
+    const placement: BudgetPlacement = { enterArgv: [], cgroupParent: '/sandbench-no-such-budget', cgroupVersion: layout?.version ?? 2, clients: 'outside' };
     const running = spawnWithLauncher(client, { argv: ['true'], env: { PATH }, clearEnv: true, stdin: 'none', timeoutMs: 10_000, controls: { cpus: null, budget: placement } }, timing);
     const exit = await running.exit;
     expect(exit.infraFailure?.category).toBe('setup_failed');

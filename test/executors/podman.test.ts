@@ -1,7 +1,7 @@
 /** The podman executor against real Podman (runc, cgroup v1 hybrid here): container-specific behaviour. */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL } from '../../executors/container-common.ts';
+import { clientArgv, containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL } from '../../executors/container-common.ts';
 import { createPodmanExecutor } from '../../executors/podman.ts';
 import { containerCases } from './container-harness.ts';
 import { usePreparedExecutor } from '../support/trial-fixture.ts';
@@ -42,7 +42,7 @@ describe.skipIf(!probe.available)('podman executor', () => {
       workspaceHostPath: '/w',
       task: { argv: ['true'], env: {}, stdin: 'none' },
       controls: { cpus: null, memoryMiB: null },
-      budget: { enterArgv: [], cgroupParent: '/sandbench-r-b', cgroupVersion: 1 },
+      budget: { enterArgv: [], cgroupParent: '/sandbench-r-b', cgroupVersion: 1, clients: 'outside' },
     });
     expect(globalArgs).toEqual(['--cgroup-manager', 'cgroupfs']);
     expect(runArgs.join(' ')).toContain('--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=4096:4096');
@@ -58,6 +58,13 @@ describe.skipIf(!probe.available)('podman executor', () => {
   });
 
   containerCases(() => prepared.executor, () => prepared.test);
+
+  it('puts the client behind the budget enter prefix only when the budget takes clients inside', () => {
+    const budget = { enterArgv: ['/bin/sh', '-c', 'enter', 'sandbench-enter'], cgroupParent: '/b', cgroupVersion: 1 as const };
+    expect(clientArgv({ ...budget, clients: 'inside' }, ['podman', 'run'])).toEqual(['/bin/sh', '-c', 'enter', 'sandbench-enter', 'podman', 'run']);
+    expect(clientArgv({ ...budget, clients: 'outside' }, ['podman', 'run'])).toEqual(['podman', 'run']);
+    expect(clientArgv(null, ['podman', 'run'])).toEqual(['podman', 'run']);
+  });
 
   it('leaves no container of the run behind', async () => {
     expect(await containersOfRun(prepared.executor.engine()!, prepared.test.run.runId)).toEqual([]);
