@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
+import { listProcesses } from '../harness/controls/proc-tree.ts';
 import { withLock } from '../harness/image/file-lock.ts';
 import type { TaskImage } from '../harness/image/task-image.ts';
 import { RUN_LABEL, type ResourceHandle } from '../harness/run/cleanup-registry.ts';
@@ -177,6 +178,21 @@ export async function removeContainer(engine: ContainerEngine, name: string): Pr
   if (result.exitCode !== 0 && !/no such container/i.test(result.stderr)) {
     throw new Error(`${engine.kind} rm -f ${name} failed: ${result.stderr.trim()}`);
   }
+  if (engine.kind === 'podman') await conmonGone(name);
+}
+
+const CONMON_EXIT_WAIT_MS = 15_000;
+
+/**
+ * `podman rm` returns once the container is gone, but its conmon may still be running its exit
+ * command (`podman container cleanup`, a Go binary: ~0.1 s, seconds under load). Removal waits for
+ * it, so a caller that checks for leftovers right after (a test, `clean`) sees none. Bounded: a
+ * conmon that outlives the wait is left for the leftover checks to name.
+ */
+async function conmonGone(name: string): Promise<void> {
+  const deadline = Date.now() + CONMON_EXIT_WAIT_MS;
+  const alive = () => listProcesses().some((p) => p.comm === 'conmon' && p.cmdline.split(' ').includes(name));
+  while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** Names of containers (running or not) labelled with this run id. */

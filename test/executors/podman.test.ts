@@ -1,7 +1,11 @@
 /** The podman executor against real Podman (runc, cgroup v1 hybrid here): container-specific behaviour. */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { clientArgv, containerName, containersOfRun, containerRunArgv, taskImageTag, IMAGE_LABEL } from '../../executors/container-common.ts';
+import { copyFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { clientArgv, containerName, containersOfRun, containerRunArgv, removeContainer, taskImageTag, IMAGE_LABEL } from '../../executors/container-common.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 import { createPodmanExecutor } from '../../executors/podman.ts';
 import { containerCases } from './container-harness.ts';
 import { usePreparedExecutor } from '../support/trial-fixture.ts';
@@ -64,6 +68,25 @@ describe.skipIf(!probe.available)('podman executor', () => {
     expect(clientArgv({ ...budget, clients: 'inside' }, ['podman', 'run'])).toEqual(['/bin/sh', '-c', 'enter', 'sandbench-enter', 'podman', 'run']);
     expect(clientArgv({ ...budget, clients: 'outside' }, ['podman', 'run'])).toEqual(['podman', 'run']);
     expect(clientArgv(null, ['podman', 'run'])).toEqual(['podman', 'run']);
+  });
+
+  it('removal returns only once the container\'s conmon has exited (it may still run its exit command)', async () => {
+    // A stand-in conmon: a copy of sh named conmon, with `-n NAME` in its argv as podman passes it,
+    // that exits 1.5 s later, longer than `podman rm` takes (`; true` keeps sh from exec-ing sleep, which would change its name).
+    const dir = tempDir('sandbench-conmon-');
+    const fake = join(dir, 'conmon');
+    copyFileSync('/bin/sh', fake);
+    const name = containerName('conmonwait', 't');
+    const conmon = spawn(fake, ['-c', 'sleep 1.5; true', '-n', name], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => conmon.once('exit', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    // No such container: `podman rm --ignore` succeeds at once; the wait is for the conmon.
+    await removeContainer(prepared.executor.engine()!, name);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(conmon.exitCode).toBe(0);
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('leaves no container of the run behind', async () => {
