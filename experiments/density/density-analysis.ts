@@ -120,6 +120,8 @@ function densityOf(spec: Spec) {
   return densitySection(spec);
 }
 
+const topicOf = (cell: DensityCellStats) => (cell.workload === 'idle' ? 'idle_occupancy' : 'active_capacity');
+
 /** What stays outside the budget by design, from the batches' membership facts (never silent). */
 function limitationsOf(cell: DensityCellStats): string {
   const out = ['the harness process is outside the budget (its RSS is measured by npm run bench)'];
@@ -166,7 +168,8 @@ export function densityAnalysis(input: AnalysisInput): KindExtensionOutput {
     const condition = conditionOf(spec, cell);
     const limitations = limitationsOf(cell);
     const row = (metric: string, statistic: string, n: number, value: number, unit: string, extra = ''): EvidenceRow => ({
-      scenario: 'active_capacity', topic: 'active_capacity', source: EVIDENCE_SOURCE, cohort, variant: cell.backend, metric, statistic, n, value, unit, condition: extra ? `${condition}; ${extra}` : condition, limitations,
+      // The published topic of the cell's workload: idle workers are the study's idle_occupancy rows.
+      scenario: topicOf(cell), topic: topicOf(cell), source: EVIDENCE_SOURCE, cohort, variant: cell.backend, metric, statistic, n, value, unit, condition: extra ? `${condition}; ${extra}` : condition, limitations,
     });
     evidence.push(row('full_valid_no_oom_batches', 'count', c.planned, c.full, 'count'));
     // how many of the planned batches the journal holds: a run still to be resumed has not failed the rest

@@ -69,6 +69,15 @@ describe('density analysis', () => {
     const rows = densityAnalysis({ resolved, records: [moved] }).evidence;
     expect(rows[0]!.limitations).toMatch(/docker CLI clients outside by design; containerd-shim started outside and moved into the budget/);
   });
+
+  it('idle cells are the idle_occupancy topic; clients inside the budget are a stated condition', () => {
+    const idle = batch(0, 16, { arm: { backend: 'podman', variant: null }, facts: { workload: 'idle', concurrency: 16, failure_reasons: {}, container_clients: 'inside', membership: { outsideByDesign: [], adopted: [] } } });
+    const rows = densityAnalysis({ resolved, records: [idle] }).evidence;
+    expect(new Set(rows.map((r) => `${r.scenario}/${r.topic}`))).toEqual(new Set(['idle_occupancy/idle_occupancy']));
+    expect(rows[0]!.limitations).toContain('container CLI clients inside the budget (density.container_clients: inside');
+    expect(rows[0]!.limitations).not.toContain('outside by design;');
+    expect(densityAnalysis({ resolved, records: [batch(0, 16)] }).evidence.every((r) => r.topic === 'active_capacity')).toBe(true);
+  });
 });
 
 describe('the published capacity ordering against a density bundle', () => {
