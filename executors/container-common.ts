@@ -381,6 +381,9 @@ export function createContainerExecutor(hooks: EngineHooks): ContainerExecutor {
       const base = await startTrial({
         argv: clientArgv(trial.budget, [eng.cli, ...eng.globalArgs, ...globalArgs, ...runArgs]),
         env: eng.env,
+        // conmon inherits the client's cwd and (Debian's, before conmon#514) creates an `oom` file
+        // there when the container is OOM-killed: keep that in the trial's own directory.
+        cwd: trial.trialDir,
         stdin: task.stdin,
         timeoutMs: trial.timeoutMs,
         // Signalling the client does not stop a container the engine already runs: remove it.

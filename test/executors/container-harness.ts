@@ -2,7 +2,7 @@
  * The container-specific cases the podman and docker executor tests share (the generic contract is
  * test/conformance), plus a loopback listener and cgroup cleanup for them.
  */
-import { existsSync, readFileSync, readdirSync, rmdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -117,6 +117,17 @@ export function containerCases(getExecutor: () => ContainerExecutor, getRun: () 
     const outcome = await runTrial(getExecutor(), makeTrial(getRun(), { controls: { cpus: '1', memoryMiB: 96 } }), sh(script));
     expect(outcome.exit.exitCode).toBe(0);
     expect(outcome.stdout).toEqual(['1', String(96 * 1024 * 1024), String(96 * 1024 * 1024)]);
+  });
+
+  it('an OOM-killed container leaves nothing in the harness\'s working directory (conmon writes `oom` into its own cwd)', async () => {
+    const started = Date.now();
+    const strayOom = () => {
+      const path = join(process.cwd(), 'oom');
+      return existsSync(path) && statSync(path).mtimeMs >= started - 1000;
+    };
+    const outcome = await runTrial(getExecutor(), makeTrial(getRun(), { controls: { cpus: null, memoryMiB: 64 } }), sh("python3 -c \"x = b'a' * (256 << 20)\""));
+    expect(outcome.exit.exitCode).not.toBe(0);
+    expect(strayOom()).toBe(false);
   });
 
   it('a timeout kills the client and leaves no container of the run', async () => {
