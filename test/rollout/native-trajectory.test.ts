@@ -186,7 +186,9 @@ describe('PSS readings reused while a process is unchanged', () => {
       await grow(8192); // past the threshold: read again
       const reread = cache.pssOf(child.pid!, 2);
       expect(cache.reads).toBe(2);
-      expect(reread).toBeGreaterThan(fresh + 7000);
+      // Most of the 8 MiB: under a busy suite the kernel may reclaim some of python's file-backed
+      // pages meanwhile (a fresh clone's suite saw +5.7 MiB), which an exact bound would call a defect.
+      expect(reread).toBeGreaterThan(fresh + 4096);
     } finally {
       child.kill('SIGKILL');
     }
