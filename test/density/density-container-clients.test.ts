@@ -12,17 +12,7 @@ import { densityRecord } from '../../experiments/density/density-record.ts';
 import { containerClientsOf } from '../../experiments/density/density-batch.ts';
 import { densitySection } from '../../experiments/density/density-plan.ts';
 import { baseRecord } from '../../experiments/trial-experiment.ts';
-import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
-import { makeDensityContext, type DensityTestContext } from './density-context.ts';
-
-const canBudget = (() => {
-  try {
-    detectCgroupLayout();
-    return process.getuid?.() === 0;
-  } catch {
-    return false;
-  }
-})();
+import { canBudget, makeDensityContext, type DensityTestContext } from './density-context.ts';
 
 const N = 4;
 let t: DensityTestContext;

@@ -10,7 +10,18 @@ import { parseSpec } from '../../experiments/registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { armLabel } from '../../harness/journal/trial-record.ts';
+import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+
+/** Real budgets need root and a cgroup layout this harness knows (v1 hybrid here, or v2). */
+export const canBudget = (() => {
+  try {
+    detectCgroupLayout();
+    return process.getuid?.() === 0;
+  } catch {
+    return false;
+  }
+})();
 
 export const TASK_IMAGE_REQUEST = { suite: 'bookworm', packages: ['python3', 'git', 'busybox', 'ca-certificates'], source_date_epoch: 1761955200 };
 

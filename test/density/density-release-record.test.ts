@@ -7,18 +7,8 @@ import { runDensityBatch } from '../../experiments/density/density-batch.ts';
 import { batchOptions, prepareDensityBaseline } from '../../experiments/density/density-kind.ts';
 import { densityRecord } from '../../experiments/density/density-record.ts';
 import { baseRecord } from '../../experiments/trial-experiment.ts';
-import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 import { nodePathForced } from '../../executors/launch/launcher-binary.ts';
-import { makeDensityContext, type DensityTestContext } from './density-context.ts';
-
-const canBudget = (() => {
-  try {
-    detectCgroupLayout();
-    return process.getuid?.() === 0;
-  } catch {
-    return false;
-  }
-})();
+import { canBudget, makeDensityContext, type DensityTestContext } from './density-context.ts';
 
 let t: DensityTestContext;
 beforeAll(async () => {
