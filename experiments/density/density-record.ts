@@ -1,4 +1,5 @@
 /** One journal record per density batch: metrics, per-worker outcomes, failure reasons, budget facts. */
+import type { BudgetPlacement } from '../../harness/contracts/executor.ts';
 import type { FailureCategory, TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { DensityBatchResult, VmControls } from './density-batch.ts';
 import type { WorkerOutcome } from './worker-outcome.ts';
@@ -27,7 +28,7 @@ function batchCategory(result: DensityBatchResult): FailureCategory | null {
   return null;
 }
 
-export function densityRecord(base: TrialRecord, params: { workload: string; concurrency: number; vmControls?: VmControls | null; containerClients?: 'outside' | 'inside' | null }, result: DensityBatchResult): TrialRecord {
+export function densityRecord(base: TrialRecord, params: { workload: string; concurrency: number; vmControls?: VmControls | null; containerClients?: BudgetPlacement['clients'] | null }, result: DensityBatchResult): TrialRecord {
   const attempted = params.concurrency;
   const validated = result.workers.filter((w) => w.state === 'valid').length;
   const oomWorkers = result.workers.filter((w) => w.state === 'oom').length;

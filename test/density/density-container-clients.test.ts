@@ -4,7 +4,6 @@
  * `container_clients: inside` each client is born inside the budget, nothing is outside by design,
  * its memory is charged to the batch, and the record and the cell's limitations say so.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDensityBatch, type DensityBatchResult } from '../../experiments/density/density-batch.ts';
 import { batchOptions, prepareDensityBaseline } from '../../experiments/density/density-kind.ts';
@@ -12,6 +11,7 @@ import { densityRecord } from '../../experiments/density/density-record.ts';
 import { containerClientsOf } from '../../experiments/density/density-batch.ts';
 import { densitySection } from '../../experiments/density/density-plan.ts';
 import { baseRecord } from '../../experiments/trial-experiment.ts';
+import { listProcesses } from '../../harness/controls/proc-tree.ts';
 import { canBudget, makeDensityContext, type DensityTestContext } from './density-context.ts';
 
 const N = 4;
@@ -23,15 +23,7 @@ beforeAll(async () => {
 afterAll(async () => t?.dispose());
 
 /** The `podman` client processes of a batch (their argv carries the batch token). */
-function clientPids(token: string): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'podman' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(token);
-    } catch {
-      return false;
-    }
-  });
-}
+const clientPids = (token: string): number[] => listProcesses().filter((p) => p.comm === 'podman' && p.cmdline.includes(token)).map((p) => p.pid);
 
 async function batch(clients: 'outside' | 'inside'): Promise<{ result: DensityBatchResult; inside: boolean[]; record: ReturnType<typeof densityRecord> }> {
   const id = `clients-${clients}`;
