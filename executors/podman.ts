@@ -42,6 +42,25 @@ function rlimitFact(): string {
   return `no CAP_SYS_RESOURCE, hard nofile ${hardLimit('Max open files')}: engine default rlimits cannot be set here ("error setting rlimit type 7"), so ${passed} is passed`;
 }
 
+const INFO_TIMEOUT_MS = 60_000;
+
+/**
+ * Why `podman info` gave no usable answer, or null. Podman traps the SIGTERM of a timeout and exits 0
+ * with no output, so the exit code alone passes a hung podman. A hang here has been a libpod lock held by
+ * a podman client that was killed mid-create (an OOM-killed `podman run` charged to a density budget).
+ */
+export function podmanInfoFailure(result: { timedOut?: boolean; exitCode?: number; stdout: string; stderr: string }): { reason: string; fix: string } | null {
+  if (result.timedOut) {
+    return {
+      reason: `podman info did not answer within ${INFO_TIMEOUT_MS / 1000} s (a libpod lock held by a killed podman process?)`,
+      fix: 'check `timeout 20 podman ps -a`; if it hangs too, stop every podman process and run `podman system renumber`, then remove leftover sandbench-* containers',
+    };
+  }
+  if (result.exitCode !== 0) return { reason: `podman info failed: ${result.stderr.trim().split('\n')[0]}`, fix: 'run `podman info` and fix its storage/runtime configuration' };
+  if (!result.stdout.trim()) return { reason: 'podman info exited 0 with no output', fix: 'run `podman info --format json` by hand and fix what it reports' };
+  return null;
+}
+
 async function probePodman(): Promise<ProbeResult> {
   const version = await firstLine(['podman', '--version']);
   if (!version) {
@@ -57,10 +76,9 @@ async function probePodman(): Promise<ProbeResult> {
     runtime_used: 'runc (--runtime runc)',
     rlimits: rlimitFact(),
   };
-  const infoResult = await execa('podman', ['info', '--format', 'json'], { reject: false, timeout: 60_000 });
-  if (infoResult.exitCode !== 0) {
-    return { backend: 'podman', available: false, version, details, reason: `podman info failed: ${infoResult.stderr.trim().split('\n')[0]}`, fix: 'run `podman info` and fix its storage/runtime configuration' };
-  }
+  const infoResult = await execa('podman', ['info', '--format', 'json'], { reject: false, timeout: INFO_TIMEOUT_MS });
+  const infoFailure = podmanInfoFailure(infoResult);
+  if (infoFailure) return { backend: 'podman', available: false, version, details, ...infoFailure };
   const info = podmanInfoSchema.parse(JSON.parse(infoResult.stdout));
   details.conmon = info.host.conmon.version ?? 'unknown';
   details.default_runtime = info.host.ociRuntime.name;
