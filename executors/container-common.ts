@@ -56,13 +56,25 @@ export const CONTAINER_ULIMITS = ['nofile=1024:1024', 'nproc=4096:4096'] as cons
 /** Seconds a stop may take before SIGKILL: 0, the trial is over when we remove a container. */
 const REMOVE_STOP_SECONDS = '0';
 
+/** timeout(1)'s exit code, given to an engine command that ran past its timeout. */
+export const ENGINE_TIMEOUT_EXIT = 124;
+
+/**
+ * One engine CLI command, never rejecting. Podman traps the SIGTERM of a timeout and exits 0 with no
+ * output, so a timed-out command is given exit 124 and a stderr that says so: every caller's exit check
+ * then sees a hung engine (e.g. a libpod lock held by an OOM-killed client) as a failure, never as an
+ * empty success (a `podman rm` that "succeeded" that way left a container behind, 2026-12-01).
+ */
 export async function engineExec(engine: ContainerEngine, args: string[], timeoutMs = 120_000) {
-  return execa(engine.cli, [...engine.globalArgs, ...args], {
+  const result = await execa(engine.cli, [...engine.globalArgs, ...args], {
     env: engine.env,
     reject: false,
     timeout: timeoutMs,
     stdin: 'ignore',
   });
+  if (!result.timedOut) return result;
+  const said = result.stderr.trim();
+  return { ...result, exitCode: ENGINE_TIMEOUT_EXIT, stderr: `${engine.kind} ${args[0]} timed out after ${timeoutMs / 1000} s${said ? `: ${said}` : ''}` };
 }
 
 export function taskImageTag(digest: string): string {
