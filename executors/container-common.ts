@@ -183,10 +183,13 @@ export function clientArgv(budget: BudgetPlacement | null, argv: string[]): stri
   return budget?.clients === 'inside' ? [...budget.enterArgv, ...argv] : argv;
 }
 
+/** How long `rm --force` may take before removal fails (a hung engine, e.g. a held libpod lock). */
+const REMOVE_TIMEOUT_MS = 60_000;
+
 /** Force-remove a container by name; absent is fine (idempotent). */
-export async function removeContainer(engine: ContainerEngine, name: string): Promise<void> {
+export async function removeContainer(engine: ContainerEngine, name: string, timeoutMs = REMOVE_TIMEOUT_MS): Promise<void> {
   const args = engine.kind === 'podman' ? ['rm', '--force', '--ignore', '--time', REMOVE_STOP_SECONDS, name] : ['rm', '--force', name];
-  const result = await engineExec(engine, args, 60_000);
+  const result = await engineExec(engine, args, timeoutMs);
   if (result.exitCode !== 0 && !/no such container/i.test(result.stderr)) {
     throw new Error(`${engine.kind} rm -f ${name} failed: ${result.stderr.trim()}`);
   }
