@@ -58,11 +58,20 @@ describe('lazy-image VM clients', () => {
     const cleanup = new CleanupRegistry(runId);
     const run: RunContext = { runId, image, stateDir: stateDir(), cleanup, log: () => undefined, options: {} };
     const vm = await openVmCampaign(run);
-    const planned = (state: 'cold' | 'warm'): PlannedTrial => ({ trial_id: `b0000-vm-lazy:${state}`, block: 0, position: state === 'cold' ? 0 : 1, warmup: false, arm: { backend: 'vm-lazy', variant: state }, seed: 1, params: { phase: 'formal' } });
+    const planned = (state: 'cold' | 'warm', block: number): PlannedTrial => ({ trial_id: `b000${block}-vm-lazy:${state}`, block, position: state === 'cold' ? 0 : 1, warmup: false, arm: { backend: 'vm-lazy', variant: state }, seed: 1, params: { phase: 'formal' } });
     try {
-      const launch = { argv: LAZY_TASK_ARGV, timeoutMs: 240_000, cpus: null };
-      const cold = await runVmTrial(planned('cold'), run, vm, launch);
-      const warm = await runVmTrial(planned('warm'), run, vm, launch);
+      // A boot takes 5-8 s here, 15 s in the busy suite: 120 s is a wide margin.
+      const launch = { argv: LAZY_TASK_ARGV, timeoutMs: 120_000, cpus: null };
+      let cold = await runVmTrial(planned('cold', 0), run, vm, launch);
+      let warm = await runVmTrial(planned('warm', 0), run, vm, launch);
+      if (cold.failure_category === 'timeout' && cold.ready_ms === null) {
+        // The open vm-lazy cold stall (QEMU 7.2's curl driver issues no read after its first; ~1 in
+        // 30 cold boots, README "Lazy image into a VM"), which runs record as `timeout`. One new pair
+        // is allowed so the suite does not fail on it; a second stall, or any other failure, fails.
+        console.warn(`vm-lazy cold stall (${cold.notes.join('; ')}); metrics ${JSON.stringify(cold.metrics)}; one more cold + warm pair`);
+        cold = await runVmTrial(planned('cold', 1), run, vm, launch);
+        warm = await runVmTrial(planned('warm', 1), run, vm, launch);
+      }
       expect(cold.outcome, cold.notes.join('; ')).toBe('ok');
       expect(warm.outcome, warm.notes.join('; ')).toBe('ok');
       const diskBytes = vm.disk.fileBytes;
@@ -78,6 +87,6 @@ describe('lazy-image VM clients', () => {
       const left = await cleanup.releaseAll();
       expect(left).toEqual([]);
     }
-    // two TCG boots, each allowed 240 s: a test timeout below that abandons the guest and its dirs
+    // up to four TCG boots, each allowed 120 s: a test timeout below that abandons the guest and its dirs
   }, 540_000);
 });
