@@ -172,8 +172,8 @@ describe('PSS readings reused while a process is unchanged', () => {
 
   it('between re-reads adds the resident change to the last reading, and re-reads once it passes max(1 MiB, 5 %)', async () => {
     // A python child that maps N KiB of fresh anonymous memory per line on stdin, touches every page
-    // and answers "ok". Fresh mappings, not heap: python's allocator may serve a heap block from pages
-    // already resident (a CI run saw a 512 KiB heap write move statm by 0 pages).
+    // and answers "ok". Fresh mappings, not heap, so the growth is exactly the pages touched whatever
+    // python's allocator already holds resident.
     const script = 'import mmap, sys\nkeep=[]\nfor line in sys.stdin:\n    m = mmap.mmap(-1, int(line)*1024)\n    for i in range(0, len(m), 4096): m[i] = 1\n    keep.append(m)\n    print("ok", flush=True)';
     const child = spawn('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'ignore'] });
     // Wait for the whole "ok" line: print() may send "ok" and its newline as two chunks, and a wait
