@@ -28,3 +28,6 @@ export { studentTCdf, studentTQuantile } from './student-t.ts';
 export { pairedLogRatioReplicates, independentLogRatioReplicates, hierarchicalLogRatioReplicates, betweenRunVariance, logStatistic, quantileFromCounts } from './quantile-bootstrap.ts';
 export { seedFromString } from './bootstrap.ts';
 export { wilsonInterval } from './wilson.ts';
+export { mcnemarExactP, newcombePairedInterval, pairedTable, comparePairedProportions } from './paired-proportions.ts';
+export { comparePairedMeans } from './paired-means.ts';
+export { comparePairedScores, isBinary, type PairedScoreComparison, type PairedTable, type ScoreConclusion } from './paired-score.ts';
