@@ -19,4 +19,16 @@ export type CheckpointSpec = z.output<typeof CheckpointSpecSchema>;
 export const checkpointSpecSection = defineSection({
   key: 'checkpoint',
   schema: CheckpointSpecSchema,
+  // Cells are arm × K (checkpoint-plan.ts): every block runs each cell once.
+  expansion: (checkpoint, spec) => [
+    {
+      what: 'planned trials',
+      factors: [
+        { field: 'trials + warmups', value: spec.trials + spec.warmups },
+        { field: 'arms', value: spec.arms.length },
+        { field: 'checkpoint.children', value: new Set(checkpoint.children).size },
+      ],
+      limit: 'planned_trials',
+    },
+  ],
 });

@@ -43,4 +43,22 @@ export const densitySpecSection = defineSection({
     ...(overrides.concurrency ? { concurrency: overrides.concurrency } : {}),
     ...(overrides.batches !== undefined ? { batches: overrides.batches } : {}),
   }),
+  // One planned trial per batch of every cell (arm × workload × N); a batch of N runs N sandboxes at once.
+  expansion: (density, spec) => {
+    const largest = (values: readonly number[], field: string) => ({ field, value: Math.max(...values) });
+    return [
+      {
+        what: 'planned batches',
+        factors: [
+          { field: 'density.batches', value: density.batches },
+          { field: 'arms', value: spec.arms.length },
+          { field: 'density.workloads', value: density.workloads.length },
+          { field: 'density.concurrency', value: density.concurrency.length },
+        ],
+        limit: 'planned_trials',
+      },
+      { what: 'sandboxes in one batch', factors: [largest(density.concurrency, 'density.concurrency')], limit: 'concurrency' },
+      ...(density.capacity_search ? [{ what: 'sandboxes in one capacity-search batch', factors: [{ field: 'density.capacity_search.max', value: density.capacity_search.max }], limit: 'concurrency' as const }] : []),
+    ];
+  },
 });

@@ -19,4 +19,17 @@ export type LazySpec = z.output<typeof LazySpecSchema>;
 export const lazySpecSection = defineSection({
   key: 'lazy',
   schema: LazySpecSchema,
+  // Each round launches every variant cold, then warm (lazy-plan.ts); absent rounds default to trials/warmups.
+  expansion: (lazy) =>
+    (
+      [
+        ['lazy.rounds', lazy.rounds],
+        ['lazy.warmup_rounds', lazy.warmup_rounds],
+        ['lazy.initial_rounds', lazy.initial_rounds],
+      ] as const
+    ).flatMap(([field, rounds]) =>
+      rounds === undefined
+        ? []
+        : [{ what: 'planned launches', factors: [{ field, value: rounds }, { field: 'lazy.variants', value: lazy.variants.length }, { field: 'cold and warm', value: 2 }], limit: 'planned_trials' as const }],
+    ),
 });

@@ -70,4 +70,17 @@ export type ReplaySpec = z.output<typeof ReplaySpecSchema>;
 export const replaySpecSection = defineSection({
   key: 'replay',
   schema: ReplaySpecSchema,
+  // One planned trial per (repetition, trajectory, subject, agent): replay-plan.ts.
+  expansion: (replay) => [
+    {
+      what: 'planned trials',
+      factors: [
+        { field: 'replay.trajectories', value: replay.trajectories },
+        { field: 'replay.repetitions', value: replay.repetitions },
+        { field: 'replay.agents', value: replay.agents.length },
+        { field: 'replay.subjects', value: replay.subjects.length },
+      ],
+      limit: 'planned_trials',
+    },
+  ],
 });

@@ -9,6 +9,7 @@ import { cpuList, duration, size } from '../../harness/spec/fields.ts';
 import { defineSection, readSection, type KindOverrides } from '../../harness/spec/kind-spec.ts';
 import { UserError } from '../../harness/errors.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
+import type { PlanExpansion } from '../../harness/plan/plan-bounds.ts';
 
 const concurrencyList = z.array(z.number().int().positive().max(64)).min(1).refine((list) => new Set(list).size === list.length, 'a concurrency is listed twice');
 
@@ -79,11 +80,29 @@ export const rolloutSection = defineSection({
     vm_memory: `${parsed.vm_memory}MiB`,
   }),
   applyOverrides: applyRolloutOverrides,
+  expansion: rolloutExpansion,
 });
 
 /** The parsed section of a loaded spec (the loader stores it parsed; absent = defaults). */
 export function rolloutOptions(spec: Spec): RolloutSpec {
   return readSection(spec, rolloutSection);
+}
+
+/**
+ * Planned attempts, bounded from above without building the plan: blocks × arms × the most attempts
+ * any backend runs per cell × the most concurrency levels any backend has × model capacities.
+ */
+function rolloutExpansion(options: RolloutSpec, spec: Spec): PlanExpansion[] {
+  const byBackend = Object.entries(options.attempts_by_backend as Record<string, number>);
+  const attempts = byBackend.reduce((most, [backend, value]) => (value > most.value ? { field: `rollout.attempts_by_backend.${backend}`, value } : most), { field: 'rollout.attempts', value: options.attempts });
+  const levels = Math.max(options.concurrency.length, ...Object.values(options.concurrency_by_backend as Record<string, number[]>).map((list) => list.length));
+  return [
+    {
+      what: 'planned attempts (at most)',
+      factors: [attempts, { field: 'rollout.blocks', value: options.blocks }, { field: 'arms', value: spec.arms.length }, { field: 'rollout.concurrency', value: levels }, { field: 'rollout.model', value: options.model.length }],
+      limit: 'planned_trials',
+    },
+  ];
 }
 
 /** Attempts per cell of one backend. */

@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Spec } from './schema.ts';
+import type { PlanExpansion } from '../plan/plan-bounds.ts';
 
 /** One problem with a spec, as `field.path: message` (the loader prefixes the file name). */
 export interface SpecIssue {
@@ -29,6 +30,12 @@ export interface KindSpecSection<T> {
   encode?(parsed: T): unknown;
   /** Apply the kind's command-line overrides to the section's input form; omit when the kind has none. */
   applyOverrides?(input: Record<string, unknown>, overrides: KindOverrides): Record<string, unknown>;
+  /**
+   * The sizes the kind's plan and trials expand this section to (batches × cells, attempts,
+   * concurrency, ...), as products of counts, so the loader refuses an absurd spec before any plan
+   * is built (harness/plan/plan-bounds.ts). Omit when the generic (trials, warmups) × arms is all.
+   */
+  expansion?(section: T, spec: Spec): PlanExpansion[];
 }
 
 export interface KindSpec<T = unknown> {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod';
 import { UserError } from '../errors.ts';
+import { checkPlanBounds, genericExpansions, type PlanExpansion } from '../plan/plan-bounds.ts';
 import type { SpecIssue, SpecKinds } from './kind-spec.ts';
 import { BaseSpecSchema, type Spec } from './schema.ts';
 
@@ -50,8 +51,8 @@ function formatIssues(file: string, issues: readonly SpecIssue[]): string {
 /**
  * Validate a spec document: the generic fields, then the kind (known to this build?), then every
  * other top-level key — the kind's own section (parsed with defaults and stored under its key, so
- * resolved-spec.json says what ran), another kind's section (named), or a typo — then the kind's
- * cross-field rules.
+ * resolved-spec.json says what ran), another kind's section (named), or a typo — then the sizes the
+ * plan would expand to (plan-bounds.ts), then the kind's cross-field rules.
  */
 export function parseSpecDocument(file: string, document: unknown, kinds: SpecKinds): Spec {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
@@ -81,6 +82,9 @@ export function parseSpecDocument(file: string, document: unknown, kinds: SpecKi
     }
     (spec as Record<string, unknown>)[kind.section.key] = section.data;
   }
+  // Before the kind's rules and long before any plan: an absurd size must fail in milliseconds.
+  const expansions: PlanExpansion[] = [...genericExpansions(spec), ...(kind.section?.expansion?.((spec as Record<string, unknown>)[kind.section.key], spec) ?? [])];
+  checkPlanBounds(file, expansions, spec.limits);
   const rules = kind.refine?.(spec) ?? [];
   if (rules.length > 0) throw new UserError(formatIssues(file, rules));
   return spec;

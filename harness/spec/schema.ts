@@ -9,6 +9,7 @@ import { BACKENDS } from '../backends.ts';
 import { armLabel } from './arm-label.ts';
 import { ArmBuildSchema, checkBuildFitsBackend } from './arm-build.ts';
 import { cpuList, duration, size } from './fields.ts';
+import { LimitsSchema } from '../plan/plan-bounds.ts';
 
 export const ArmSpecSchema = z
   .object({
@@ -86,6 +87,8 @@ export const BaseSpecSchema = z
     underpowered_fraction: z.number().positive().default(0.5),
     /** Bootstrap resamples per interval (study: 5,000). */
     resamples: z.number().int().min(100).default(5000),
+    /** Raise a plan-size limit on purpose (harness/plan/plan-bounds.ts: planned_trials, concurrency, resamples). */
+    limits: LimitsSchema.optional(),
   })
   .catchall(z.unknown())
   .superRefine((spec, ctx) => {
