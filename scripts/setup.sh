@@ -16,6 +16,7 @@ APT_PACKAGES="
   gcc libc6-dev
   slurm-wlm munge
   socat strace
+  openssh-client
 "
 
 log() { printf 'setup: %s\n' "$*" >&2; }

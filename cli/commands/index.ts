@@ -13,6 +13,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   plan: async () => (await import('./plan.ts')).registerPlan,
   run: async () => (await import('./run.ts')).registerRun,
   verify: async () => (await import('./verify.ts')).registerVerify,
+  sign: async () => (await import('./sign.ts')).registerSign,
   images: async () => (await import('./images.ts')).registerImages,
   report: async () => (await import('./report.ts')).registerReport,
   compare: async () => (await import('./compare.ts')).registerCompare,

@@ -22,6 +22,8 @@ export const BUNDLE_FILES = {
   evidence: 'evidence.csv',
   environment: 'environment.json',
   manifest: 'manifest.json',
+  /** `sandbench sign`: an OpenSSH signature over manifest.json (harness/provenance/signature.ts); outside the manifest. */
+  signature: 'manifest.json.sig',
   reportHtml: 'report.html',
   reportMd: 'report.md',
   /** Model-traffic journal of the run's model service (services/model), in bundles of kinds that use it. */

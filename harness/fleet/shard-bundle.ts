@@ -59,7 +59,8 @@ export function readShardBundle(given: string): ShardBundle {
   if (!shard.success) refuse(`${given}/plan.json: shard.${shard.error.issues[0]!.path.join('.')}: ${shard.error.issues[0]!.message}`);
   if (bundle.journalWarning) refuse(`${given}: journal.jsonl has a torn last line (${bundle.journalWarning}); resume the shard first`);
   const provenance = new Map<string, string>();
-  for (const file of [BUNDLE_FILES.plan, BUNDLE_FILES.environment, BUNDLE_FILES.manifest, BUNDLE_FILES.invocations]) {
+  // The shard's signature too: the merged bundle keeps it beside the shard's manifest (shards/<i>/).
+  for (const file of [BUNDLE_FILES.plan, BUNDLE_FILES.environment, BUNDLE_FILES.manifest, BUNDLE_FILES.signature, BUNDLE_FILES.invocations]) {
     const path = join(dir, file);
     if (existsSync(path)) provenance.set(file, readFileSync(path, 'utf8'));
   }

@@ -34,7 +34,10 @@ function sha256File(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-/** Every regular file under the bundle except the manifest itself, as sorted relative paths. */
+/**
+ * Every regular file under the bundle except the manifest and its signature (made after it, over
+ * it), as sorted relative paths. A part's signature below the top (shards/<i>/) is an ordinary file.
+ */
 export function bundleFiles(bundleDir: string): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -45,7 +48,7 @@ export function bundleFiles(bundleDir: string): string[] {
     }
   };
   walk(bundleDir);
-  return files.filter((file) => file !== BUNDLE_FILES.manifest).sort();
+  return files.filter((file) => file !== BUNDLE_FILES.manifest && file !== BUNDLE_FILES.signature).sort();
 }
 
 export function writeManifest(bundleDir: string, facts: Omit<Manifest, 'schema_version' | 'files'>): Manifest {
