@@ -32,7 +32,8 @@
  *     is the launcher's share. Not included: the commands the launcher runs (the sandboxes, the
  *     agents, the workspace copies, diffs' find and removals: the rollouts' own work) and the model service (the
  *     capacity under test); empty on records from before the launcher was counted
- *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts (percentile bootstrap)
+ *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts: the success rate with
+ *     Wilson's interval when every reward is 0/1, else the mean with a percentile bootstrap
  *   cell_wall_ms, load_1m_start, load_1m_end
  */
 import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
@@ -41,7 +42,8 @@ import type { Table } from '../../harness/analyze/table.ts';
 import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
-import { quantile } from '../../harness/stats/index.ts';
+import { comparePairedScores, isBinary, quantile, wilsonInterval, type PairedScoreComparison } from '../../harness/stats/index.ts';
+import type { MetricDesign } from '../../harness/analyze/metric-design.ts';
 import { bottleneckOf, type Bottleneck } from './rollout-phases.ts';
 
 export const ROLLOUT_SUMMARY_FILE = 'rollout-summary.csv';
@@ -61,7 +63,17 @@ export const ROLLOUT_SUMMARY_HEADER = [
 ] as const;
 /** The execution contract's minimal evaluator record, plus the cell and outcome for joins. */
 export const ROLLOUT_SCORES_HEADER = ['task_id', 'attempt_id', 'reward', 'evaluator_version', 'bundle', 'cell', 'outcome', 'failure_category'] as const;
-export const ROLLOUT_DELTAS_HEADER = ['candidate', 'control', 'pairs', 'reward_delta', 'ci95_low', 'ci95_high', 'excludes_zero'] as const;
+/**
+ * rollout-reward-deltas.csv, one row per arm against the first arm, over the attempts both completed
+ * (attempt k is the same task and path in every arm): reward_delta is the paired difference in
+ * success rate when every reward is 0/1 (95% CI Newcombe 1998 method 10, mcnemar_p McNemar's exact
+ * test on the discordant pairs), else the paired difference of mean rewards (percentile bootstrap
+ * over pairs, signed-rank p in test_p); harness/stats paired-score.ts.
+ */
+export const ROLLOUT_DELTAS_HEADER = [
+  'candidate', 'control', 'pairs', 'reward_delta', 'ci95_low', 'ci95_high', 'excludes_zero',
+  'design', 'candidate_mean', 'control_mean', 'candidate_only', 'control_only', 'mcnemar_p', 'test_p', 'conclusion', 'method',
+] as const;
 
 export const PHASES = ['prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms'] as const;
 const SCENARIO = 'rollout_cost';
@@ -84,6 +96,16 @@ export function bootstrapCi<T>(items: readonly T[], statistic: (sample: readonly
   }
   if (estimates.length === 0) return null;
   return { low: quantile(estimates, 0.025), high: quantile(estimates, 0.975) };
+}
+
+/**
+ * A cell's reward interval: Wilson's for a success rate (0/1 rewards; a bootstrap of 8 successes out
+ * of 8 would be the point [1, 1]), else the percentile bootstrap of the mean.
+ */
+export function rewardInterval(rewards: readonly number[], resamples: number, seedId: string): { low: number; high: number } | null {
+  if (rewards.length === 0) return null;
+  if (isBinary(rewards)) return wilsonInterval(rewards.filter((r) => r === 1).length, rewards.length);
+  return bootstrapCi(rewards, mean, resamples, seedId);
 }
 
 export interface Window {
@@ -254,7 +276,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       harnessCpuSystemPerRollout: attemptsTotal > 0 ? cpuSystem / attemptsTotal : null,
       harnessCpuHelpersPerRollout: attemptsTotal > 0 && cpuHelpers !== null ? cpuHelpers / attemptsTotal : null,
       reward: mean(rewards),
-      rewardCi: bootstrapCi(rewards, mean, resamples, `${runId}:reward:${cell}`),
+      rewardCi: rewardInterval(rewards, resamples, `${runId}:reward:${cell}`),
       cellWallMs: wallTotal,
       load: loads,
     };
@@ -267,6 +289,8 @@ export interface RewardDelta {
   pairs: number;
   delta: number | null;
   ci: { low: number; high: number } | null;
+  /** The paired comparison (null without a pair). */
+  comparison: PairedScoreComparison | null;
 }
 
 /** Pairing key of an attempt across arms: same block, attempt index, C and capacity → same task and path. */
@@ -276,7 +300,11 @@ function pairKey(record: TrialRecord): string {
   return `${record.block}|${tail}|${String(record.facts.attempt_index)}`;
 }
 
-/** Reward delta of every arm against the first arm (paired by attempt; both completed), bootstrap CI. */
+/**
+ * Reward delta of every arm against the first arm, paired by attempt (both completed): the paired
+ * difference in success rate with Newcombe's interval and McNemar's exact p for 0/1 rewards, the
+ * paired difference of means with a bootstrap interval otherwise (harness/stats paired-score.ts).
+ */
 export function rewardDeltas(records: readonly TrialRecord[], armOrder: readonly string[], resamples: number, runId: string): RewardDelta[] {
   const ok = records.filter((r) => !r.warmup && r.outcome === 'ok' && typeof r.metrics.reward === 'number');
   const byArm = new Map<string, Map<string, number>>();
@@ -289,12 +317,16 @@ export function rewardDeltas(records: readonly TrialRecord[], armOrder: readonly
   const control = arms[0];
   if (!control) return [];
   return arms.slice(1).map((candidate) => {
-    const diffs: number[] = [];
+    const candidateRewards: number[] = [];
+    const controlRewards: number[] = [];
     for (const [key, reward] of byArm.get(candidate)!) {
       const base = byArm.get(control)!.get(key);
-      if (base !== undefined) diffs.push(reward - base);
+      if (base === undefined) continue;
+      candidateRewards.push(reward);
+      controlRewards.push(base);
     }
-    return { candidate, control, pairs: diffs.length, delta: mean(diffs), ci: bootstrapCi(diffs, mean, resamples, `${runId}:reward-delta:${candidate}:${control}`) };
+    const comparison = candidateRewards.length === 0 ? null : comparePairedScores(candidateRewards, controlRewards, { resamples, seedId: `${runId}:reward-delta:${candidate}:${control}` });
+    return { candidate, control, pairs: candidateRewards.length, delta: comparison?.difference ?? null, ci: comparison?.ci ?? null, comparison };
   });
 }
 
@@ -322,7 +354,14 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     String(r.facts.task_id ?? ''), String(r.facts.attempt_id ?? r.trial_id), typeof r.metrics.reward === 'number' ? r.metrics.reward : null,
     String(r.facts.evaluator_version ?? ''), runId, cellOf(r), r.outcome, r.failure_category,
   ]);
-  const deltaRows: Cell[][] = deltas.map((d) => [d.candidate, d.control, d.pairs, d.delta, d.ci?.low, d.ci?.high, d.ci ? d.ci.low > 0 || d.ci.high < 0 : null]);
+  const deltaRows: Cell[][] = deltas.map((d) => {
+    const c = d.comparison;
+    const proportions = c?.design === 'paired proportions';
+    return [
+      d.candidate, d.control, d.pairs, d.delta, d.ci?.low, d.ci?.high, d.ci ? d.ci.low > 0 || d.ci.high < 0 : null,
+      c?.design, c?.candidateMean, c?.controlMean, proportions ? c.table!.candidateOnly : null, proportions ? c.table!.controlOnly : null, proportions ? c.p : null, c?.p, c?.conclusion, c?.method,
+    ];
+  });
 
   const table: Table = {
     caption: 'Rollouts per cell: completed/s [95% CI] against the model ceiling, latency, substrate time, storage, memory, reward and bottleneck',
@@ -332,12 +371,19 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
       `${f(s.p50, 0)}/${f(s.p95, 0)}`, f(s.phases.substrate_ms, 0), f(s.candidateBytes, 0), s.budgetPeakBytes === null ? '–' : (s.budgetPeakBytes / 1048576).toFixed(0),
       `${f(s.reward, 2)}${ci(s.rewardCi?.low, s.rewardCi?.high, 2)}`, s.bottleneck ?? '–', f(s.harnessCpuPerRollout, 2), s.failures || '–',
     ]),
-    footnote: 'throughput CI: percentile bootstrap over equal time windows; reward CI: percentile bootstrap over completed attempts; P95 only n ≥ 30, P99 only n ≥ 100',
+    footnote: 'throughput CI: percentile bootstrap over equal time windows; reward CI: Wilson (0/1 rewards) or percentile bootstrap over completed attempts; P95 only n ≥ 30, P99 only n ≥ 100',
   };
   const deltaTable: Table = {
-    caption: 'Reward delta against the first arm (paired by attempt; completed attempts of both)',
-    header: ['candidate', 'control', 'pairs', 'delta [95% CI]'],
-    rows: deltas.map((d) => [d.candidate, d.control, String(d.pairs), `${f(d.delta, 3)}${ci(d.ci?.low, d.ci?.high, 3)}`]),
+    caption: 'Reward against the first arm, paired by attempt (completed attempts of both): difference in success rate (0/1 rewards) or in mean reward',
+    header: ['candidate', 'control', 'pairs', 'success rate / mean: candidate vs control', 'delta [95% CI]', 'p', 'conclusion'],
+    rows: deltas.map((d) => [
+      d.candidate, d.control, String(d.pairs),
+      d.comparison ? `${f(d.comparison.candidateMean, 3)} vs ${f(d.comparison.controlMean, 3)}` : '–',
+      `${f(d.delta, 3)}${ci(d.ci?.low, d.ci?.high, 3)}`,
+      d.comparison?.p == null ? '–' : `${d.comparison.design === 'paired proportions' ? 'McNemar' : 'signed-rank'} ${d.comparison.p.toPrecision(3)}`,
+      d.comparison?.conclusion ?? '–',
+    ]),
+    footnote: '0/1 rewards: 95% CI Newcombe 1998 method 10, McNemar exact p on the discordant pairs; other rewards: paired bootstrap of the mean difference, signed-rank p; a verdict needs both and ≥ 6 pairs',
   };
   const charts: KindChart[] = [];
   const throughputPoints = summaries.filter((s) => s.throughput !== null).map((s) => ({ series: `${s.backend}:${s.agent}${s.fault ? `+${s.fault}` : ''} s${s.slots}b${s.baseMs}`, x: s.concurrency, y: s.throughput! }));
@@ -390,7 +436,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   }
   for (const d of deltas) {
     const base = { scenario: SCENARIO, topic: 'reward', source: EVIDENCE_SOURCE, cohort: runId, variant: `${d.candidate} vs ${d.control}`, metric: 'reward_delta', unit: 'reward', condition, limitations: `${LIMITS}; paired by attempt over ${d.pairs} pairs` };
-    evidence.push({ ...base, statistic: 'diff_of_means', n: d.pairs, value: d.delta });
+    evidence.push({ ...base, statistic: d.comparison?.design === 'paired proportions' ? 'diff_of_proportions' : 'diff_of_means', n: d.pairs, value: d.delta });
     if (d.ci) {
       evidence.push({ ...base, statistic: 'diff_ci95_low', n: d.pairs, value: d.ci.low });
       evidence.push({ ...base, statistic: 'diff_ci95_high', n: d.pairs, value: d.ci.high });
@@ -408,10 +454,26 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   };
 }
 
+/**
+ * What each recorded value stands for: rollout-record.ts writes the cell's own figures (wall, budget
+ * peak, utilization, harness CPU/RSS) as `cell_*` once per cell run onto every attempt's record —
+ * one value per cell run, never a sample of its copies; the reward is a score compared over
+ * matched attempts; everything else is the attempt's own.
+ */
+export function rolloutMetricDesign(name: string): MetricDesign {
+  if (name.startsWith('cell_')) return { unit: 'cell', scale: 'continuous' };
+  if (name === 'reward') return { unit: 'attempt', scale: 'score' };
+  return { unit: 'attempt', scale: 'continuous' };
+}
+
 export const rolloutKindAnalysis: KindAnalysis = {
   scenario: SCENARIO,
   topic: 'rollout',
   primaryMetrics: ['wall_ms', 'substrate_ms', 'model_ms'],
+  metricDesign: rolloutMetricDesign,
+  cellRunOf: (record) => String(record.facts.cell_run ?? record.block),
+  // Attempt k of a block is the same task and path in every cell and in every run of the spec's seed (rollout-plan.ts attemptAssignment).
+  pairOf: (record) => `${record.block}|${String(record.facts.attempt_index ?? record.trial_id)}`,
   groupOf(record: TrialRecord): ArmRef {
     const cell = String(record.facts.cell ?? '');
     const label = String(record.facts.arm_label ?? record.arm.backend);

@@ -93,7 +93,7 @@ export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): 
   const arms = armOrder(specArms, records);
   const metrics = metricOrder(latestPerTrial(records).filter((r) => !r.warmup));
 
-  const data = collectArmMetrics(records, arms, metrics, expectedBlocks(descriptor, spec));
+  const data = collectArmMetrics(records, arms, metrics, expectedBlocks(descriptor, spec), descriptor);
   const measured: ArmSummary[] = data.map((d) => ({ ...summarizeArmMetric(d), skipped: null }));
   // Arms skipped at preflight (backend not installed) stay visible as `unavailable`.
   const skippedSummaries: ArmSummary[] = [...skipped.entries()].flatMap(([arm, reason]) =>

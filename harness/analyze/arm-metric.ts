@@ -4,6 +4,8 @@
  * and from any long CSV by `sandbench stats`.
  */
 import { armLabel, type TrialRecord } from '../journal/trial-record.ts';
+import type { KindAnalysis } from './kind-analysis.ts';
+import { isReplicated, PER_TRIAL, type MetricDesign } from './metric-design.ts';
 import { TIMING_METRICS, unitOf } from './units.ts';
 
 export interface Observation {
@@ -12,6 +14,8 @@ export interface Observation {
   block: string | null;
   /** Schedule position, for drift. */
   position: number;
+  /** Matching key across arms and runs when the kind gives one (KindAnalysis.pairOf); absent = the block. */
+  pair?: string;
 }
 
 export interface ArmMetricData {
@@ -29,7 +33,14 @@ export interface ArmMetricData {
   okWithoutMetric: number;
   /** What the reader must know about this arm's numbers (e.g. "TCG, no KVM"). */
   limitations: string[];
+  /** The kind's declaration for this metric (metric-design.ts); absent = per trial, continuous. */
+  design?: MetricDesign;
+  /** One observation per unit of replication, in schedule order (per cell run or per run: the first copy); absent = `observations`. */
+  replicates?: Observation[];
 }
+
+/** The parts of a kind's descriptor that say what a value stands for and how records match. */
+export type RecordDesign = Pick<KindAnalysis, 'metricDesign' | 'cellRunOf' | 'pairOf'>;
 
 /** Later records of the same trial_id supersede earlier ones (a resumed run re-runs interrupted trials). */
 export function latestPerTrial(records: readonly TrialRecord[]): TrialRecord[] {
@@ -72,10 +83,17 @@ function armLimitations(records: readonly TrialRecord[], expectedBlocks: number 
  * the number of blocks a finished run records per arm (from the kind's descriptor), or null when the
  * kind's plan has no such shape; a short count then becomes a limitation, never silence.
  */
-export function collectArmMetrics(records: readonly TrialRecord[], arms: readonly string[], metrics: readonly string[], expectedBlocks: number | null = null): ArmMetricData[] {
+export function collectArmMetrics(records: readonly TrialRecord[], arms: readonly string[], metrics: readonly string[], expectedBlocks: number | null = null, kind: RecordDesign = {}): ArmMetricData[] {
   const formal = latestPerTrial(records).filter((r) => !r.warmup);
   const out: ArmMetricData[] = [];
+  const observation = (r: TrialRecord, metric: string): Observation => ({
+    value: r.metrics[metric]!,
+    block: String(r.block),
+    position: r.position,
+    ...(kind.pairOf ? { pair: kind.pairOf(r) } : {}),
+  });
   for (const metric of metrics) {
+    const design = kind.metricDesign?.(metric) ?? PER_TRIAL;
     for (const arm of arms) {
       const armRecords = formal.filter((r) => armLabel(r.arm) === arm);
       const failedRecords = armRecords.filter((r) => r.outcome !== 'ok');
@@ -93,11 +111,29 @@ export function collectArmMetrics(records: readonly TrialRecord[], arms: readonl
         planned: armRecords.length,
         failed: failedRecords.length,
         failureCategories,
-        observations: withMetric.map((r) => ({ value: r.metrics[metric]!, block: String(r.block), position: r.position })),
+        observations: withMetric.map((r) => observation(r, metric)),
         okWithoutMetric: ok.length - withMetric.length,
         limitations: armLimitations(armRecords, expectedBlocks),
+        design,
+        replicates: replicateRecords(withMetric, design, kind).map((r) => observation(r, metric)),
       });
     }
   }
   return out;
+}
+
+/**
+ * The first record of each unit of replication: every record for trial and attempt metrics; one per
+ * cell run (the kind's cellRunOf, else the block) or one per run. Records arrive in schedule order.
+ */
+function replicateRecords(records: readonly TrialRecord[], design: MetricDesign, kind: RecordDesign): TrialRecord[] {
+  if (isReplicated(design.unit)) return [...records];
+  const keyOf = design.unit === 'run' ? (r: TrialRecord) => r.run_id : (r: TrialRecord) => kind.cellRunOf?.(r) ?? String(r.block);
+  const seen = new Set<string>();
+  return records.filter((r) => {
+    const key = keyOf(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -2,8 +2,8 @@
  * The multiplicity family of one run's comparisons, computed once in the results model
  * (BundleAnalysis.family) so comparisons-detail.csv, report.md/html and `--json` show the same
  * Holm p-values and survival flags. The rank-test p-values (signed-rank when paired, Mann–Whitney
- * otherwise) are Holm-adjusted together (FWER at 5% under any dependence); a comparison without a
- * p-value is not in the family. `stats` builds the same family over a long CSV's comparisons.
+ * otherwise; McNemar's exact test for a 0/1 score) are Holm-adjusted together (FWER at 5% under
+ * any dependence); a comparison without a p-value is not in the family. `stats` builds the same family over a long CSV's comparisons.
  */
 import { holmWithGaps, SIGNIFICANCE_LEVEL } from '../stats/index.ts';
 import type { ComparisonOutcome } from './comparison-table.ts';
@@ -26,15 +26,16 @@ export interface ComparisonFamily {
   members: FamilyMember[];
 }
 
-const VERDICTS = new Set(['candidate faster', 'candidate slower']);
+const VERDICTS = new Set(['candidate faster', 'candidate slower', 'candidate higher', 'candidate lower']);
 
 /** Whether a comparison concluded a direction (only those can survive or fail the correction). */
 export function hasVerdict(outcome: ComparisonOutcome): boolean {
-  return VERDICTS.has(outcome.result?.conclusion ?? '');
+  return VERDICTS.has(outcome.result?.conclusion ?? outcome.score?.conclusion ?? '');
 }
 
 export function comparisonFamily(outcomes: readonly ComparisonOutcome[], label: string): ComparisonFamily {
-  const ps = outcomes.map((o) => (o.result ? (o.result.signed_rank_p ?? o.result.mann_whitney_p) : null));
+  // A score's test (McNemar, or signed-rank on paired means) is a member like any rank test.
+  const ps = outcomes.map((o) => (o.result ? (o.result.signed_rank_p ?? o.result.mann_whitney_p) : (o.score?.p ?? null)));
   const adjusted = holmWithGaps(ps);
   const size = ps.filter((p) => p !== null && Number.isFinite(p)).length;
   const family = `${label}: ${size} rank test(s), Holm-adjusted`;

@@ -98,9 +98,22 @@ export function summaryEvidence(ctx: EvidenceContext, s: ArmMetricSummary): Evid
   return out;
 }
 
+/** A score's paired comparison: the difference of success rates (0/1) or of means, with its interval. */
+function scoreEvidence(ctx: EvidenceContext, o: ComparisonOutcome): EvidenceRow[] {
+  const sc = o.score;
+  if (!sc) return [];
+  const limitations = [...new Set([...o.candidate.limitations, ...o.control.limitations, ...sc.notes])];
+  const row = (statistic: EvidenceStatistic, value: number): EvidenceRow => ({
+    scenario: ctx.scenario, topic: ctx.topic, source: EVIDENCE_SOURCE, cohort: ctx.runId, variant: `${o.candidate.arm} minus ${o.control.arm}`, metric: o.candidate.metric, statistic, n: sc.pairs, value,
+    unit: o.candidate.unit, condition: `${conditionOf(ctx.spec)}; ${sc.method}`, limitations: limitations.join('; '),
+  });
+  const name = sc.design === 'paired proportions' ? 'diff_of_proportions' : 'diff_of_means';
+  return [row(name, sc.difference), ...(sc.ci ? [row('diff_ci95_low', sc.ci.low), row('diff_ci95_high', sc.ci.high)] : [])];
+}
+
 export function comparisonEvidence(ctx: EvidenceContext, o: ComparisonOutcome): EvidenceRow[] {
   const r = o.result;
-  if (!r) return [];
+  if (!r) return scoreEvidence(ctx, o);
   const { scenario, topic } = ctx;
   const limitations = [...new Set([...o.candidate.limitations, ...o.control.limitations])];
   if (r.underpowered) limitations.push('underpowered: CI half-width exceeds the set fraction of the difference');

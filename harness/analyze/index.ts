@@ -12,6 +12,7 @@ export { SUMMARY_HEADER, DIAGNOSTICS_HEADER, summarizeArmMetric, summaryRow, dia
 export { COMPARISONS_HEADER, COMPARISONS_DETAIL_HEADER, INSUFFICIENT_DATA, runComparison, comparisonRow, comparisonDetailRow, type ComparisonOutcome } from './comparison-table.ts';
 export { SAMPLES_HEADER } from './samples-table.ts';
 export { unitOf, TIMING_METRICS } from './units.ts';
+export { designOf, replicatesOf, isReplicated, noIntervalText, MIN_UNITS_FOR_INTERVAL, PER_TRIAL, type MetricDesign, type ReplicationUnit, type MetricScale } from './metric-design.ts';
 export { armOrder, metricOrder, latestPerTrial, collectArmMetrics, type ArmMetricData, type Observation } from './arm-metric.ts';
 export { analyzeLongCsv, formatLongCsvResult, type LongCsvOptions, type LongCsvResult } from './long-csv.ts';
 export { textTable, markdownTable, htmlTable, csvTable, escapeHtml, mdCell, type Table } from './table.ts';

@@ -10,6 +10,7 @@ import type { BundlePlan } from '../bundle/schemas.ts';
 import type { ResolvedSpec } from '../spec/resolve-spec.ts';
 import type { Spec } from '../spec/schema.ts';
 import type { EvidenceRow } from './evidence.ts';
+import type { MetricDesign } from './metric-design.ts';
 import type { Table } from './table.ts';
 
 export interface AnalysisInput {
@@ -62,6 +63,19 @@ export interface KindAnalysis {
   specArms?(resolved: ResolvedSpec): string[];
   /** Formal trials of each arm per block when the kind plans `trials` blocks (1 for single-launch kinds); absent = no block-count check. */
   readonly trialsPerBlock?: number;
+  /**
+   * What one value of `metric` stands for (metric-design.ts): its unit of replication and scale.
+   * Default: one value per trial, continuous. The comparisons read it, so a value recorded once per
+   * cell run is never treated as a sample of its copies.
+   */
+  metricDesign?(metric: string): MetricDesign;
+  /** For `cell` metrics: the cell run a record belongs to (its records carry one copy of each per-cell value). */
+  cellRunOf?(record: TrialRecord): string;
+  /**
+   * The key matching a record with its counterpart in another arm, or in another run of the same spec
+   * and seed (rollout: block and attempt index, which fix the task and path). Default: the block.
+   */
+  pairOf?(record: TrialRecord): string;
   /** Extra files this kind writes into a bundle (declared, so the layout is complete). */
   readonly files?: readonly string[];
   extension?: KindExtension;

@@ -2,27 +2,44 @@
  * Candidate bundle vs baseline bundle, arm by arm and metric by metric: ratio and difference of
  * medians with bootstrap CIs from harness/stats `compareMedians`. Unpaired (independent
  * resampling): two runs share no blocks, so there is nothing to pair across them.
+ * Two exceptions, both declared by the kind (harness/analyze/metric-design.ts):
+ * - a value recorded once per cell run or per run is one value, however many records copy it: the
+ *   two are shown side by side with "n = 1 per run, no interval", never a zero-width interval;
+ * - a score (a reward) of two runs of one spec and seed is compared over the matched attempts (the
+ *   same task and path in both runs): the paired difference in success rate with Newcombe's
+ *   interval and McNemar's exact p, or the paired difference of means for non-binary scores.
  */
-import { compareMedians, median, type MedianComparison } from '../../harness/stats/index.ts';
+import { compareMedians, comparePairedScores, median, type MedianComparison, type PairedScoreComparison } from '../../harness/stats/index.ts';
 import { bundleBackends, compareFingerprints, fingerprint, type FingerprintCheck, type FingerprintDifference } from '../bundle/environment.ts';
 import { crossRunBuildLines, separateIntended } from '../bundle/arm-builds.ts';
-import { armsWithTrials, metricsWithSamples, samplesOf, trialsOf, unitOf, type AnalyzedBundle, type ArmTrials } from '../../harness/analyze/index.ts';
+import { armsWithTrials, dataOf, metricsWithSamples, trialsOf, unitOf, type AnalyzedBundle, type ArmTrials } from '../../harness/analyze/index.ts';
+import { designOf, isReplicated, MIN_UNITS_FOR_INTERVAL, noIntervalText, replicatesOf, type MetricDesign } from '../../harness/analyze/metric-design.ts';
+import type { Observation } from '../../harness/analyze/arm-metric.ts';
 
 type Bundle = AnalyzedBundle;
 
 export interface SideStats extends ArmTrials {
+  /** One value per unit of replication (per cell run or per run for such metrics, not the copies). */
   values: number[];
   median: number | null;
+  /** The mean, for scores (a success rate when 0/1). */
+  mean: number | null;
 }
 
 export interface ArmMetricComparison {
   arm: string;
   metric: string;
   unit: string;
+  /** What one value stands for (the candidate kind's declaration). */
+  design: MetricDesign;
   baseline: SideStats;
   candidate: SideStats;
-  /** Null when either side has no ok sample (absence is a state, not a zero). */
+  /** Null when either side has no ok sample (absence is a state, not a zero), for scores and for unreplicated values. */
   result: MedianComparison | null;
+  /** A score's paired comparison over the attempts matched across the runs. */
+  score: PairedScoreComparison | null;
+  /** Set instead of an interval for a per-cell or per-run value with fewer than two units on a side. */
+  noInterval: string | null;
   missing: string | null;
 }
 
@@ -42,9 +59,43 @@ export interface BundleComparison {
   rows: ArmMetricComparison[];
 }
 
+function observationsOf(bundle: Bundle, arm: string, metric: string): Observation[] {
+  const data = dataOf(bundle.analysis, arm, metric);
+  return data ? replicatesOf(data) : [];
+}
+
 function side(bundle: Bundle, arm: string, metric: string): SideStats {
-  const values = samplesOf(bundle.analysis, metric, arm).map((s) => s.value);
-  return { ...trialsOf(bundle.analysis, arm), values, median: values.length > 0 ? median(values) : null };
+  const values = observationsOf(bundle, arm, metric).map((o) => o.value);
+  return { ...trialsOf(bundle.analysis, arm), values, median: values.length > 0 ? median(values) : null, mean: values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : null };
+}
+
+/** The metric's declaration: the candidate's analysis, else the baseline's (an arm one run lacks has none). */
+function metricDesign(baseline: Bundle, candidate: Bundle, arm: string, metric: string): MetricDesign {
+  const data = dataOf(candidate.analysis, arm, metric) ?? dataOf(baseline.analysis, arm, metric);
+  return designOf(data ?? { observations: [] });
+}
+
+/**
+ * Scores matched by the kind's pairing key (block and attempt index for rollout), which names the
+ * same task and path in both runs only when they share the seed; null with the reason otherwise.
+ */
+function matchedScores(baseline: Bundle, candidate: Bundle, arm: string, metric: string): { baseline: number[]; candidate: number[] } | string {
+  if (baseline.resolved.spec.seed !== candidate.resolved.spec.seed) return `the runs used different seeds (${baseline.resolved.spec.seed} vs ${candidate.resolved.spec.seed}): attempts are not matched, no paired comparison`;
+  const keyed = (bundle: Bundle): Map<string, number> | null => {
+    const map = new Map<string, number>();
+    for (const o of observationsOf(bundle, arm, metric)) {
+      const key = o.pair ?? o.block;
+      if (key === null || map.has(key)) return null;
+      map.set(key, o.value);
+    }
+    return map;
+  };
+  const b = keyed(baseline);
+  const c = keyed(candidate);
+  if (!b || !c) return 'a pairing key repeats within a run: attempts cannot be matched, no paired comparison';
+  const common = [...c.keys()].filter((k) => b.has(k)).sort();
+  if (common.length === 0) return 'no attempt is valid in both runs: no paired comparison';
+  return { baseline: common.map((k) => b.get(k)!), candidate: common.map((k) => c.get(k)!) };
 }
 
 export interface CompareOptions {
@@ -82,13 +133,22 @@ export function compareBundles(baseline: Bundle, candidate: Bundle, options: Com
             : c.values.length === 0
               ? 'no ok samples in the candidate'
               : null;
-      const result = missing
-        ? null
-        : compareMedians(
-            { candidate: c.values, control: b.values, paired: false, resamples, seedId: `${baseline.resolved.run_id}:${candidate.resolved.run_id}:${metric}:${arm}` },
-            { underpoweredFraction: candidate.resolved.spec.underpowered_fraction },
-          );
-      rows.push({ arm, metric, unit: unitOf(metric), baseline: b, candidate: c, result, missing });
+      const design = metricDesign(baseline, candidate, arm, metric);
+      const seedId = `${baseline.resolved.run_id}:${candidate.resolved.run_id}:${metric}:${arm}`;
+      const row: ArmMetricComparison = { arm, metric, unit: unitOf(metric), design, baseline: b, candidate: c, result: null, score: null, noInterval: null, missing };
+      if (!missing && !isReplicated(design.unit) && Math.min(b.values.length, c.values.length) < MIN_UNITS_FOR_INTERVAL) {
+        row.noInterval = noIntervalText(Math.min(b.values.length, c.values.length));
+      } else if (!missing && design.scale === 'score') {
+        const matched = matchedScores(baseline, candidate, arm, metric);
+        if (typeof matched === 'string') row.missing = matched;
+        else row.score = comparePairedScores(matched.candidate, matched.baseline, { resamples, seedId });
+      } else if (!missing) {
+        row.result = compareMedians(
+          { candidate: c.values, control: b.values, paired: false, resamples, seedId },
+          { underpoweredFraction: candidate.resolved.spec.underpowered_fraction },
+        );
+      }
+      rows.push(row);
     }
   }
   // Versions matter for the backends both runs exercised; an arm only one bundle has is reported as unmatched, not as an environment difference.

@@ -9,6 +9,7 @@ import { htmlDocument, type HtmlBlock } from '../render/html.ts';
 import { mdTable } from '../render/markdown.ts';
 import type { Table } from '../render/tables.ts';
 import type { BundleComparison } from './bundle-comparison.ts';
+import { isReplicated } from '../../harness/analyze/metric-design.ts';
 
 export const COMPARISON_CSV_HEADER = [
   'arm',
@@ -35,6 +36,17 @@ export const COMPARISON_CSV_HEADER = [
   'mann_whitney_p',
   'conclusion',
   'confidence_method',
+  // What one value stands for (the kind's declaration): trial, attempt, cell or run.
+  'unit_of_replication',
+  'baseline_units',
+  'candidate_units',
+  // Set ("n = 1 per run, no interval") for a per-cell or per-run value: no CI, no verdict.
+  'no_interval',
+  // Scores (rewards): the mean (success rate when 0/1) of each side, the matched pairs, McNemar's exact p.
+  'baseline_mean',
+  'candidate_mean',
+  'pairs',
+  'mcnemar_p',
 ] as const;
 
 /** comparison.csv's cells (the `--json` rows are the same cells by column). */
@@ -53,18 +65,59 @@ export function comparisonCsvRows(comparison: BundleComparison): Cell[][] {
       r.candidate.values.length,
       r.baseline.median,
       r.candidate.median,
-      r.result?.difference,
-      r.result?.difference_ci.percentile.low,
-      r.result?.difference_ci.percentile.high,
+      r.result?.difference ?? r.score?.difference,
+      r.result?.difference_ci.percentile.low ?? r.score?.ci?.low,
+      r.result?.difference_ci.percentile.high ?? r.score?.ci?.high,
       r.result?.ratio,
       r.result?.ratio_ci?.percentile.low,
       r.result?.ratio_ci?.percentile.high,
       r.result?.ratio_ci?.bca?.low,
       r.result?.ratio_ci?.bca?.high,
       r.result?.mann_whitney_p,
-      r.result ? r.result.conclusion : `not compared: ${r.missing}`,
-      r.result?.method ?? '',
+      conclusionOf(r),
+      r.result?.method ?? r.score?.method ?? '',
+      r.design.unit,
+      r.baseline.values.length,
+      r.candidate.values.length,
+      r.noInterval,
+      r.design.scale === 'score' ? r.baseline.mean : null,
+      r.design.scale === 'score' ? r.candidate.mean : null,
+      r.score?.pairs,
+      r.score?.design === 'paired proportions' ? r.score.p : null,
     ]);
+}
+
+/** The verdict of whichever comparison ran, else why none did. */
+export function conclusionOf(r: BundleComparison['rows'][number]): string {
+  if (r.result) return r.result.conclusion;
+  if (r.score) return r.score.conclusion;
+  if (r.noInterval) return r.noInterval;
+  return `not compared: ${r.missing}`;
+}
+
+/** The ratio column of the printed table: the ratio with its CI, a score's paired difference, or why there is no interval. */
+function estimateCell(r: BundleComparison['rows'][number]): string {
+  if (r.result) return r.result.ratio_ci ? `${fmtRatio(r.result.ratio)} ${fmtInterval(r.result.ratio_ci.percentile.low, r.result.ratio_ci.percentile.high, fmtRatio)}` : `ratio undefined (${r.result.ratio_note})`;
+  if (r.score) {
+    const what = r.score.design === 'paired proportions' ? 'success rate' : 'mean';
+    const p = r.score.p === null ? '' : `, ${r.score.design === 'paired proportions' ? 'McNemar' : 'signed-rank'} p ${r.score.p.toPrecision(3)}`;
+    return `Δ ${what} ${fmtRatio(r.score.difference)} ${fmtInterval(r.score.ci?.low, r.score.ci?.high, fmtRatio)} (${r.score.pairs} pairs${p})`;
+  }
+  return '—';
+}
+
+/** n ok/planned (failed); for a per-cell or per-run value, how many such values stand behind it. */
+function countCell(r: BundleComparison['rows'][number], side: 'baseline' | 'candidate'): string {
+  const s = r[side];
+  if (isReplicated(r.design.unit)) return `${s.values.length}/${s.planned} (${s.failed})`;
+  return `${s.values.length} per-${r.design.unit} value(s) of ${s.planned} trials (${s.failed})`;
+}
+
+/** A side's value: the P50 (or, for a score, the mean / success rate), with the units when one value per run. */
+function sideCell(r: BundleComparison['rows'][number], side: 'baseline' | 'candidate'): string {
+  const s = r[side];
+  if (r.design.scale === 'score') return s.mean === null ? '—' : `${fmtRatio(s.mean)} mean`;
+  return fmt(s.median, r.unit);
 }
 
 export function comparisonCsv(comparison: BundleComparison): string {
@@ -78,13 +131,16 @@ export function comparisonTableOf(comparison: BundleComparison): Table {
     rows: comparison.rows.map((r) => [
       r.arm,
       r.metric,
-      `${r.baseline.values.length}/${r.baseline.planned} (${r.baseline.failed})`,
-      `${r.candidate.values.length}/${r.candidate.planned} (${r.candidate.failed})`,
-      fmt(r.baseline.median, r.unit),
-      fmt(r.candidate.median, r.unit),
-      r.result ? (r.result.ratio_ci ? `${fmtRatio(r.result.ratio)} ${fmtInterval(r.result.ratio_ci.percentile.low, r.result.ratio_ci.percentile.high, fmtRatio)}` : `ratio undefined (${r.result.ratio_note})`) : '—',
-      r.result ? r.result.conclusion : `not compared: ${r.missing}`,
+      countCell(r, 'baseline'),
+      countCell(r, 'candidate'),
+      sideCell(r, 'baseline'),
+      sideCell(r, 'candidate'),
+      estimateCell(r),
+      conclusionOf(r),
     ]),
+    ...(comparison.rows.some((r) => r.noInterval)
+      ? { footnote: 'n = 1 per run: a value recorded once per cell run or per run (copied onto every attempt) is shown side by side, with no interval and no verdict' }
+      : {}),
   };
 }
 
@@ -121,7 +177,7 @@ export function writeComparison(comparison: BundleComparison, outDir: string, mi
   const forest = comparison.rows
     .filter((r) => r.result?.ratio_ci)
     .map((r) => ({ label: `${r.arm} · ${r.metric}`, ratio: r.result!.ratio!, low: r.result!.ratio_ci!.percentile.low, high: r.result!.ratio_ci!.percentile.high }));
-  const methods = [...new Set(comparison.rows.map((r) => r.result?.method).filter((m): m is string => Boolean(m)))];
+  const methods = [...new Set(comparison.rows.map((r) => r.result?.method ?? r.score?.method).filter((m): m is string => Boolean(m)))];
   const blocks: HtmlBlock[] = [];
   if (warning) blocks.push({ kind: 'paragraph', text: warning, className: 'refuse' });
   if (notes.length > 0) blocks.push({ kind: 'list', items: notes, className: 'warn' });

@@ -33,7 +33,8 @@ import {
 import { armsOf, compareBundles, type BundleComparison } from '../compare/bundle-comparison.ts';
 import { compareFingerprints, fingerprint, bundleBackends } from '../bundle/environment.ts';
 import type { AnalyzedBundle as Bundle } from '../../harness/analyze/index.ts';
-import { metricsWithSamples, samplesOf, trialsOf, type ArmTrials } from '../../harness/analyze/index.ts';
+import { dataOf, metricsWithSamples, samplesOf, trialsOf, type ArmTrials } from '../../harness/analyze/index.ts';
+import { designOf, isReplicated, MIN_UNITS_FOR_INTERVAL, noIntervalText, replicatesOf } from '../../harness/analyze/metric-design.ts';
 
 /** An arm's formal-trial counts (the analysis's ArmTrials, without the labels). */
 import { integrityProblems } from './integrity.ts';
@@ -115,9 +116,32 @@ export function defaultGateMetrics(baseline: Bundle, candidate: Bundle): string[
   const declared = [...new Set((candidate.resolved.spec.compare ?? []).map((c) => c.metric))];
   if (declared.length > 0) return declared.sort();
   const base = metricsWithSamples(baseline.analysis);
-  const shared = metricsWithSamples(candidate.analysis).filter((m) => base.includes(m));
+  // A value recorded once per cell run or per run is no sample to gate (metric-design.ts), nor is a score.
+  const gateable = (m: string) => candidate.analysis.data.filter((d) => d.metric === m).every((d) => isReplicated(designOf(d).unit) && designOf(d).scale === 'continuous');
+  const shared = metricsWithSamples(candidate.analysis).filter((m) => base.includes(m) && gateable(m));
   const timing = shared.filter((m) => (TIMING_METRICS as readonly string[]).includes(m));
   return timing.length > 0 ? timing : shared.filter((m) => m.endsWith('_ms'));
+}
+
+/** One value per unit of replication of an arm × metric (the copies of a per-cell value count once). */
+function unitValues(bundle: Bundle, arm: string, metric: string): number[] {
+  const data = dataOf(bundle.analysis, arm, metric);
+  return data ? replicatesOf(data).map((o) => o.value) : [];
+}
+
+/**
+ * Why a metric cannot be gated on these runs, by its kind's declaration: a score (the gate judges
+ * quantile ratios; `compare` reports a reward's paired difference), or a per-cell or per-run value
+ * with fewer than two units in some run ("n = 1 per run, no interval"). Null when it can.
+ */
+function ungateable(bundles: readonly Bundle[], arm: string, metric: string): string | null {
+  const data = bundles.map((b) => dataOf(b.analysis, arm, metric)).find((d) => d !== undefined);
+  if (!data) return null;
+  const design = designOf(data);
+  if (design.scale === 'score') return `${arm} ${metric}: a score (reward), not a timing: the gate judges quantile ratios; sandbench compare gives its paired difference with McNemar's p`;
+  if (isReplicated(design.unit)) return null;
+  const units = Math.min(...bundles.map((b) => unitValues(b, arm, metric).length));
+  return units < MIN_UNITS_FOR_INTERVAL ? `${arm} ${metric}: ${noIntervalText(units)} (recorded once per ${design.unit === 'cell' ? 'cell run' : 'run'}, copied onto every trial): not gated` : null;
 }
 
 /** Extra blocks per run for 80% power to settle the cell (same formula as `sandbench power`). */
@@ -259,9 +283,14 @@ export function gateBundles(baselineInput: Bundle | Bundle[], candidateInput: Bu
   if (metrics.length === 0) invalid.push('no metric to gate: name one with --metric or in the gate file');
   if (comparison.rows.length === 0 && metrics.length > 0) invalid.push('no arm is present in both bundles');
   const design: GateDesign = baselines.length > 1 || candidates.length > 1 ? 'hierarchical' : 'independent';
-  const values = (bundle: Bundle, arm: string, metric: string) => samplesOf(bundle.analysis, metric, arm).map((s) => s.value);
+  const values = unitValues;
   const runIds = (list: Bundle[]) => list.map((b) => b.resolved.run_id);
-  const specs: CellSpec[] = comparison.rows.map((row) => ({
+  const judged = comparison.rows.filter((row) => {
+    const reason = ungateable([...baselines, ...candidates], row.arm, row.metric);
+    if (reason) invalid.push(reason);
+    return reason === null;
+  });
+  const specs: CellSpec[] = judged.map((row) => ({
     arm: row.arm,
     metric: row.metric,
     baseline: { label: `baseline ${runIds(baselines).join(' ')}`, counts: baselines.map((b) => trialsOf(b.analysis, row.arm)), runs: baselines.map((b) => values(b, row.arm, row.metric)) },
@@ -292,6 +321,11 @@ export function gateInterleaved(bundle: Bundle, baselineArm: string, candidateAr
   const specs: CellSpec[] = [];
   if (invalid.length === 0) {
     for (const metric of metrics) {
+      const reason = ungateable([bundle], candidateArm, metric) ?? ungateable([bundle], baselineArm, metric);
+      if (reason) {
+        invalid.push(reason);
+        continue;
+      }
       const byBlock = (arm: string) => new Map(samplesOf(bundle.analysis, metric, arm).map((s) => [s.block, s.value]));
       const b = byBlock(baselineArm);
       const c = byBlock(candidateArm);

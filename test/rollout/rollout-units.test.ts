@@ -110,7 +110,14 @@ describe('rollout phases and attribution', () => {
     const records = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((k) => [record('host', k, k % 4 === 0 ? 0 : 1), record('staged', k, k % 4 === 0 ? 0 : 1), record('host:builtin+drop-last-write', k, 0)]);
     const deltas = rewardDeltas(records, ['host', 'staged', 'host:builtin+drop-last-write'], 2000, 'r');
     expect(deltas.map((d) => [d.candidate, d.pairs, d.delta])).toEqual([['staged', 8, 0], ['host:builtin+drop-last-write', 8, -0.75]]);
-    expect(deltas[0]!.ci).toEqual({ low: 0, high: 0 });
+    // 0/1 rewards are paired proportions: identical arms get an interval around 0 (never the point
+    // [0, 0] a bootstrap of equal pairs gives) and McNemar p = 1; the faulty arm loses the 6
+    // attempts the control solved: McNemar exact p = 2/2^6, Newcombe's interval below 0.
+    expect(deltas[0]!.comparison).toMatchObject({ design: 'paired proportions', p: 1, conclusion: 'no detected difference' });
+    expect(deltas[0]!.ci!.low).toBeLessThan(0);
+    expect(deltas[0]!.ci!.high).toBeGreaterThan(0);
+    expect(deltas[1]!.comparison).toMatchObject({ table: { both: 0, candidateOnly: 0, controlOnly: 6, neither: 2 }, conclusion: 'candidate lower' });
+    expect(deltas[1]!.comparison!.p).toBeCloseTo(2 / 64, 12);
     expect(deltas[1]!.ci!.high).toBeLessThan(0);
   });
 
