@@ -8,7 +8,7 @@ import type { LeftoverSource } from '../harness/clean/leftover.ts';
 import type { ReportRenderer, RunWiring } from '../harness/contracts/wiring.ts';
 
 export async function leftoverSources(): Promise<readonly LeftoverSource[]> {
-  return (await import('../executors/leftover-sources.ts')).EXECUTOR_LEFTOVER_SOURCES;
+  return (await import('../executors/registry.ts')).BUILTIN_LEFTOVER_SOURCES;
 }
 
 /** report.html/report.md, plus fleet-report.md when the bundle is a fleet merge. */

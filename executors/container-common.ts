@@ -26,6 +26,7 @@ import type {
   TrialContext,
   TrialControls,
   WorkspaceBinding,
+  ExecutorImplementation,
 } from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
@@ -321,7 +322,7 @@ export interface EngineHooks {
 }
 
 /** The Executor plus container-only extras the density engineer needs. */
-export interface ContainerExecutor extends Executor {
+export interface ContainerExecutor extends ExecutorImplementation {
   /** Container init and supervisor pids of a running trial (conmon / containerd shim). */
   containerPids(trial: TrialContext): Promise<ContainerPids>;
   /** Name of the trial's container while it is live (launch → finishTrial). */

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
+import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { rewriteTargets, serviceEnv, validateExtras } from './sandbox-extras.ts';
@@ -13,7 +13,7 @@ import { copyWorkspace, diffWorkspaces, readCandidate } from './workspace-diff.t
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 
-export function createHostExecutor(variant: string | null = null, build?: ArmBuild): Executor {
+export function createHostExecutor(variant: string | null = null, build?: ArmBuild): ExecutorImplementation {
   const workspaceOf = (trial: TrialContext) => join(trial.trialDir, 'workspace');
   return {
     backend: 'host',

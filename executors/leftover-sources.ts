@@ -1,5 +1,6 @@
 /**
- * The executor layer's leftover finders for `sandbench clean` (harness/clean/leftover.ts):
+ * The container backends' leftover finders for `sandbench clean` (harness/clean/leftover.ts), each
+ * named by its backend's descriptor (executors/backends/):
  * containers labelled with a run id on Podman and on the harness's private Docker engine, and a
  * private dockerd that no live lease holds.
  */
@@ -28,7 +29,7 @@ async function labelledContainers(engine: ContainerEngine): Promise<Leftover[]> 
     .map(([name, runId]) => ({ kind: 'container', id: `${engine.kind}/${name}`, runId: runId || UNKNOWN_RUN, remove: () => removeContainer(engine, name!) }));
 }
 
-const podmanContainers: LeftoverSource = {
+export const podmanContainers: LeftoverSource = {
   name: 'podman containers',
   async find() {
     if ((await execa('podman', ['--version'], { reject: false })).exitCode !== 0) return [];
@@ -36,7 +37,7 @@ const podmanContainers: LeftoverSource = {
   },
 };
 
-const dockerContainers: LeftoverSource = {
+export const dockerContainers: LeftoverSource = {
   name: 'docker containers (harness engine)',
   async find(stateDir) {
     const engine = await harnessDockerEngine(stateDir).catch(() => null);
@@ -71,7 +72,7 @@ function orphanedDockerd(stateDir: string): { pid: number; runId: string } | nul
   return { pid, runId: startedBy ?? UNKNOWN_RUN };
 }
 
-const harnessDockerd: LeftoverSource = {
+export const harnessDockerd: LeftoverSource = {
   name: 'private dockerd',
   async find(stateDir) {
     const daemon = orphanedDockerd(stateDir);
@@ -80,4 +81,3 @@ const harnessDockerd: LeftoverSource = {
   },
 };
 
-export const EXECUTOR_LEFTOVER_SOURCES: readonly LeftoverSource[] = [podmanContainers, dockerContainers, harnessDockerd];

@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
+import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { listUpperLayer } from './overlay-upper.ts';
 import { startTrial } from './spawn-trial.ts';
@@ -61,7 +61,7 @@ function readRunBundle(stage: string): { bundle: RunBundle } | { error: string }
   return parsed.success ? { bundle: parsed.data } : { error: `run-bundle.json unreadable: ${parsed.error.issues[0]?.message}` };
 }
 
-export function createPvisorExecutor(variant: string | null = null, build?: ArmBuild): Executor {
+export function createPvisorExecutor(variant: string | null = null, build?: ArmBuild): ExecutorImplementation {
   const mode: 'staged' | 'vm' = variant === 'vm' ? 'vm' : 'staged';
   // The arm's build.pvisor (a pVisor release under test) replaces `pvisor` on PATH for this arm.
   const cli = build?.pvisor ?? 'pvisor';

@@ -1,8 +1,8 @@
 /** `qemu-microvm`: QEMU's minimal machine (no PCI, virtio-mmio devices); see executors/qemu.ts. */
-import type { Executor } from '../harness/contracts/executor.ts';
+import type { Executor, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { createQemuExecutor } from './qemu.ts';
 import { MICROVM } from './vm/qemu-argv.ts';
 
-export function createQemuMicrovmExecutor(variant: string | null = null): Executor {
+export function createQemuMicrovmExecutor(variant: string | null = null): ExecutorImplementation {
   return createQemuExecutor({ backend: 'qemu-microvm', profile: MICROVM, variant });
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResourceHandle } from '../harness/run/cleanup-registry.ts';
 import { stateDir as defaultStateDir } from '../harness/state-dir.ts';
-import type { BackendName, CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../harness/contracts/executor.ts';
+import type { BackendName, CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { spawnTrial, startTrial } from './spawn-trial.ts';
 import { cachedVerdict, forcedAccelerator, hostTscKhz, kvmOpenError, storeVerdict, type Accelerator, type AcceleratorVerdict } from './vm/accelerator.ts';
@@ -118,12 +118,12 @@ async function guestAssets(stateDir: string, profile: MachineProfile, log: (mess
 }
 
 export interface QemuExecutorOptions {
-  backend: Extract<BackendName, 'qemu-microvm' | 'qemu-q35'>;
+  backend: 'qemu-microvm' | 'qemu-q35';
   profile: MachineProfile;
   variant: string | null;
 }
 
-export function createQemuExecutor(options: QemuExecutorOptions): Executor {
+export function createQemuExecutor(options: QemuExecutorOptions): ExecutorImplementation {
   const { backend, profile, variant } = options;
   let run: RunContext | null = null;
   let assets: GuestAssets | null = null;

@@ -1,31 +1,47 @@
-/** Backend name → executor factory. One line per adapter. */
-import type { BackendName, Executor } from '../harness/contracts/executor.ts';
-import { createHostExecutor } from './host.ts';
-import { createStagedExecutor } from './staged.ts';
-import { createPodmanExecutor } from './podman.ts';
-import { createDockerExecutor } from './docker.ts';
-import { createQemuMicrovmExecutor } from './qemu-microvm.ts';
-import { createQemuQ35Executor } from './qemu-q35.ts';
-import { createPvisorExecutor } from './pvisor.ts';
-import { timingDetails } from './launch/timing-session.ts';
+/**
+ * The built-in backends: one descriptor each (executors/backends/), one line here. The composition
+ * root (cli/wiring.ts) adds the backends a spec declares and hands the catalog down.
+ */
+import type { LeftoverSource } from '../harness/clean/leftover.ts';
+import { catalogOf } from '../harness/contracts/backend-descriptor.ts';
+import type { Executor } from '../harness/contracts/executor.ts';
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
+import type { ExecutorDescriptor } from './backend-descriptor.ts';
+import { dockerBackend } from './backends/docker.ts';
+import { hostBackend } from './backends/host.ts';
+import { podmanBackend } from './backends/podman.ts';
+import { pvisorBackend } from './backends/pvisor.ts';
+import { qemuMicrovmBackend, qemuQ35Backend } from './backends/qemu.ts';
+import { stagedBackend } from './backends/staged.ts';
+import { timingDetails } from './launch/timing-session.ts';
+
+export const BUILTIN_BACKENDS: readonly ExecutorDescriptor[] = [
+  hostBackend,
+  stagedBackend,
+  podmanBackend,
+  dockerBackend,
+  qemuMicrovmBackend,
+  qemuQ35Backend,
+  pvisorBackend,
+];
+
+export const BUILTIN_CATALOG = catalogOf(BUILTIN_BACKENDS);
+
+/** Every built-in backend's leftover finders, for `clean` and `--resume`. */
+export const BUILTIN_LEFTOVER_SOURCES: readonly LeftoverSource[] = BUILTIN_BACKENDS.flatMap((descriptor) => descriptor.leftovers ?? []);
 
 /** `build`: the arm's binaries/image (harness/spec/arm-build.ts); absent = the backend's defaults. */
 export type ExecutorFactory = (variant: string | null, build?: ArmBuild) => Executor;
 
-export const EXECUTOR_FACTORIES: Partial<Record<BackendName, ExecutorFactory>> = {
-  host: createHostExecutor,
-  staged: createStagedExecutor,
-  podman: createPodmanExecutor,
-  docker: (variant, build) => createDockerExecutor(variant, { build }),
-  'qemu-microvm': createQemuMicrovmExecutor,
-  'qemu-q35': createQemuQ35Executor,
-  pvisor: createPvisorExecutor,
-};
+/** A fresh executor of a descriptor, carrying its traits and stating its timing path when probed. */
+export function executorOf(descriptor: ExecutorDescriptor, variant: string | null, build?: ArmBuild): Executor {
+  return withTimingDetails({ ...descriptor.create(variant, build), traits: descriptor.traits });
+}
 
-export function createExecutor(backend: BackendName, variant: string | null, build?: ArmBuild): Executor | null {
-  const factory = EXECUTOR_FACTORIES[backend];
-  return factory ? withTimingDetails(factory(variant, build)) : null;
+/** A built-in backend's executor; null when this build has no such backend. */
+export function createExecutor(backend: string, variant: string | null, build?: ArmBuild): Executor | null {
+  const descriptor = BUILTIN_CATALOG.get(backend);
+  return descriptor ? executorOf(descriptor, variant, build) : null;
 }
 
 /**

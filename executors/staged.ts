@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { execa } from 'execa';
-import { SANDBOX_MOUNT_ROOT, type CandidateFiles, type Executor, type ProbeResult, type RunContext, type RunningTrial, type TaskCommand, type TrialContext, type WorkspaceBinding } from '../harness/contracts/executor.ts';
+import { SANDBOX_MOUNT_ROOT, type CandidateFiles, type Executor, type ExecutorImplementation, type ProbeResult, type RunContext, type RunningTrial, type TaskCommand, type TrialContext, type WorkspaceBinding } from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
@@ -77,7 +77,7 @@ async function toolVersion(argv: string[]): Promise<string | null> {
   return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trim().split('\n')[0] ?? null : null;
 }
 
-export function createStagedExecutor(variant: string | null = null, build?: ArmBuild): Executor {
+export function createStagedExecutor(variant: string | null = null, build?: ArmBuild): ExecutorImplementation {
   let rootfsDir: string | null = null;
   // build.wrapper runs the whole launch (`<wrapper> unshare ... bwrap ... -- argv`) on the host, inside the timing.
   const wrap = (argv: string[]) => (build?.wrapper ? [build.wrapper, ...argv] : argv);

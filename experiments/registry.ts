@@ -3,6 +3,7 @@ import type { Experiment } from '../harness/contracts/experiment-kind.ts';
 import type { SpecKinds } from '../harness/spec/kind-spec.ts';
 import { parseSpecDocument, loadSpec, type LoadedSpec } from '../harness/spec/load-spec.ts';
 import type { Spec } from '../harness/spec/schema.ts';
+import { BUILTIN_CATALOG } from '../executors/registry.ts';
 import { commandExperiment } from './command/command-kind.ts';
 import { shellReadyExperiment } from './shell-ready/shell-ready-kind.ts';
 import { repairExperiment } from './repair/repair-kind.ts';
@@ -31,6 +32,7 @@ export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
 export const SPEC_KINDS: SpecKinds = {
   names: Object.keys(EXPERIMENTS),
   spec: (kind) => (Object.hasOwn(EXPERIMENTS, kind) ? EXPERIMENTS[kind]!.spec : undefined),
+  backends: { names: BUILTIN_CATALOG.names, traits: (name) => BUILTIN_CATALOG.get(name)?.traits },
 };
 
 /** A spec document (e.g. an object literal in a test or bench) validated exactly as a YAML file would be. */

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES="
   bubblewrap util-linux uidmap fuse3
-  podman runc conmon
+  podman runc conmon crun runsc firejail systemd-container
   docker.io containerd
   qemu-system-x86 qemu-utils qemu-block-extra busybox-static cpio kmod e2fsprogs erofs-utils
   mmdebstrap debootstrap squashfs-tools httpfs2 docker-registry

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BACKENDS } from '../../harness/backends.ts';
+import { BUILTIN_CATALOG } from '../../executors/registry.ts';
 import { UserError } from '../../harness/errors.ts';
 import { positiveInt } from '../parse-options.ts';
 import { runWiring } from '../wiring.ts';
@@ -16,7 +16,7 @@ interface CapacityFlags {
 /** `backend` or `backend:variant`, the backend one this build knows. */
 function parseArm(value: string): { backend: string; variant: string | null } {
   const [backend, variant] = value.split(':', 2) as [string, string | undefined];
-  if (!(BACKENDS as readonly string[]).includes(backend)) throw new UserError(`--backend ${value}: expected one of ${BACKENDS.join(', ')} (optionally backend:variant)`);
+  if (!BUILTIN_CATALOG.get(backend)) throw new UserError(`--backend ${value}: expected one of ${BUILTIN_CATALOG.names.join(', ')} (optionally backend:variant)`);
   return { backend, variant: variant || null };
 }
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { BACKENDS } from '../../harness/contracts/executor.ts';
-import { createExecutor } from '../../executors/registry.ts';
+import { BUILTIN_CATALOG, createExecutor } from '../../executors/registry.ts';
 import { collectHostFacts } from '../../harness/provenance/host-facts.ts';
 import { criuDoctorLine, probeCriu } from '../../executors/checkpoint/criu.ts';
 import { doctorJson, jsonDocument } from '../../reports/json/index.ts';
@@ -13,7 +12,7 @@ export function registerDoctor(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const host = await collectHostFacts();
       const probes = [];
-      for (const backend of BACKENDS) {
+      for (const backend of BUILTIN_CATALOG.names) {
         const executor = createExecutor(backend, null);
         probes.push(
           executor

@@ -70,7 +70,7 @@ export function registerFleet(program: Command): void {
       const { loaded, spec, experiment } = loadCampaign(specPath, flags.shards);
       const name = flags.name ?? jobName(spec.name);
       if (!/^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$/.test(name)) throw new UserError(`--name ${name}: a Job name must be a DNS-1123 label of at most 52 characters (lower case, digits, '-')`);
-      const needs = podNeeds(experiment.executorArms(spec).map((arm) => arm.backend as never), spec.controls);
+      const needs = podNeeds(experiment.executorArms(spec).map((arm) => arm.backend), spec.controls, SPEC_KINDS.backends);
       const { configMap, job } = buildJobManifest({
         name,
         namespace: flags.namespace,
@@ -137,7 +137,7 @@ function registerSlurm(fleet: Command): void {
       const warn = (message: string) => process.stderr.write(`sandbench: warning: ${message}\n`);
       const exclusive = flags.exclusive !== false;
       if (!exclusive) warn('--no-exclusive: other jobs may run on a shard\'s node at the same time, and their load enters its timings; keep nodes exclusive for measurements you publish');
-      const needs = podNeeds(experiment.executorArms(spec).map((arm) => arm.backend as never), spec.controls);
+      const needs = podNeeds(experiment.executorArms(spec).map((arm) => arm.backend), spec.controls, SPEC_KINDS.backends);
       const rootOnly = [...needs.privileged, ...needs.namespaces];
       if (rootOnly.length > 0 && process.getuid?.() !== 0) warn(`the tasks run as you (${process.env.USER ?? 'this user'}), not root: ${rootOnly.join('; ')} — these may need root on the nodes (docs/fleet.md, section 3, says what each backend needs under Slurm)`);
       const name = flags.name ?? slurmJobName(spec.name);

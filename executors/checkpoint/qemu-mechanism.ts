@@ -70,7 +70,7 @@ async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-export function createQemuCheckpoint(backend: Extract<BackendName, 'qemu-microvm' | 'qemu-q35'>, variant: string | null = null): CheckpointMechanism {
+export function createQemuCheckpoint(backend: 'qemu-microvm' | 'qemu-q35', variant: string | null = null): CheckpointMechanism {
   const profile = backend === 'qemu-microvm' ? MICROVM : Q35;
   const executor = backend === 'qemu-microvm' ? createQemuMicrovmExecutor(variant) : createQemuQ35Executor(variant);
   let assets: Assets | null = null;

@@ -196,17 +196,17 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
     // The trial names itself in the model URL, so its journal entries are its own, not a time window's.
     const attempt = attemptId(planned.trial_id);
     facts.model_attempt = attempt;
-    // Debug pass: a host-side strace follows only a plain child (not container runtimes or guests).
+    // Debug pass: a host-side strace follows only a backend whose task processes are plain host children.
     const tracePath = join(trialDir, 'connect-trace.txt');
-    const traced = options.debug_trace && planned.arm.backend === 'host';
+    const traced = options.debug_trace && executor.traits.hostTraceable;
     if (options.debug_trace) facts.debug_trace = traced ? 'strace' : `unavailable on ${planned.arm.backend} (a host tracer cannot follow into it; isolation is proven by the endpoint conformance check)`;
     const tracer = traced ? ['strace', '-f', '-qq', '-e', 'trace=connect,sendto,sendmsg,sendmmsg', '-o', tracePath] : [];
     const task: TaskCommand = {
       argv: [...tracer, '/bin/sh', `${SUPPORT_TARGET}/run-agent.sh`, agent.name, options.prompt],
-      // The host has no private /tmp: the CLI's fresh HOME goes into the trial's scratch dir there.
+      // Without a private /tmp (the host) the CLI's fresh HOME goes into the trial's scratch dir.
       env: {
         SANDBENCH_AGENT_LAYER: LAYER_TARGET,
-        SANDBENCH_AGENT_TMP: planned.arm.backend === 'host' ? trialDir : '/tmp',
+        SANDBENCH_AGENT_TMP: executor.traits.privateTmp ? '/tmp' : trialDir,
         SANDBENCH_MODEL_ROUTE: `/t/${encodeURIComponent(state.taskId)}/a/${attempt}`,
       },
       stdin: 'none',

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { defineSection, readSection, type SpecIssue } from '../../harness/spec/kind-spec.ts';
+import type { BackendTraitCatalog } from '../../harness/backends.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 
 export const CommandSpecSchema = z
@@ -25,10 +26,11 @@ export function commandOptions(spec: Spec): CommandSpec {
 }
 
 /** Prime runs need a backend that launches task.argv itself. */
-export function primeRunIssues(spec: Spec): SpecIssue[] {
+export function primeRunIssues(spec: Spec, backends: BackendTraitCatalog): SpecIssue[] {
   if (commandOptions(spec).prime_runs === 0) return [];
-  const others = [...new Set(spec.arms.map((arm) => arm.backend).filter((backend) => backend !== 'host'))];
+  const others = [...new Set(spec.arms.map((arm) => arm.backend).filter((backend) => !backends.traits(backend)?.launchesArgvDirectly))];
+  const direct = backends.names.filter((name) => backends.traits(name)?.launchesArgvDirectly);
   return others.length === 0
     ? []
-    : [{ path: ['command', 'prime_runs'], message: `only the host backend launches task.argv directly; ${others.join(', ')} would time the sandbox launch, so prime runs cannot apply there (set prime_runs: 0 or keep only host arms)` }];
+    : [{ path: ['command', 'prime_runs'], message: `only backends that launch task.argv directly (${direct.join(', ')}) can prime it; ${others.join(', ')} would time the sandbox launch, so prime runs cannot apply there (set prime_runs: 0 or keep only ${direct.join('/')} arms)` }];
 }

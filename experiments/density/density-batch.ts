@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackendName, BudgetPlacement, Executor, RunContext, RunningTrial, TaskCommand, TimingPath, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
+import type { BudgetPlacement, Executor, RunContext, RunningTrial, TaskCommand, TimingPath, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
 import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
 import { CgroupBudget, type BudgetFacts } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
@@ -70,9 +70,6 @@ export interface DensityBatchResult {
   loadAverage1m: number | null;
 }
 
-const VM_BACKENDS: ReadonlySet<BackendName> = new Set(['qemu-microvm', 'qemu-q35', 'pvisor']);
-/** Backends launched through a container CLI client (`podman run`, `docker run`). */
-const CLIENT_BACKENDS: ReadonlySet<BackendName> = new Set(['podman', 'docker']);
 
 /** The per-VM controls a batch applied (recorded with every VM batch; null for non-VM backends). */
 export interface VmControls {
@@ -83,11 +80,11 @@ export interface VmControls {
 
 /** The container-client placement of a podman/docker batch (null for backends without a CLI client). */
 export function containerClientsOf(options: Pick<DensityBatchOptions, 'executor' | 'containerClients'>): BudgetPlacement['clients'] | null {
-  return CLIENT_BACKENDS.has(options.executor.backend) ? options.containerClients : null;
+  return options.executor.traits.launch === 'engine-client' ? options.containerClients : null;
 }
 
 export function vmControlsOf(options: Pick<DensityBatchOptions, 'executor' | 'vmMemoryMiB' | 'vmTcgTbSizeMiB'>): VmControls | null {
-  return VM_BACKENDS.has(options.executor.backend) ? { guest_memory_mib: options.vmMemoryMiB, tcg_tb_size_mib: options.vmTcgTbSizeMiB } : null;
+  return options.executor.traits.launch === 'vm' ? { guest_memory_mib: options.vmMemoryMiB, tcg_tb_size_mib: options.vmTcgTbSizeMiB } : null;
 }
 
 interface Worker {
@@ -161,7 +158,7 @@ export async function runDensityBatch(options: DensityBatchOptions): Promise<Den
 }
 
 function makeWorkers(options: DensityBatchOptions, token: string, budget: CgroupBudget): Worker[] {
-  const isVm = VM_BACKENDS.has(options.executor.backend);
+  const isVm = options.executor.traits.launch === 'vm';
   return Array.from({ length: options.concurrency }, (_, index) => {
     const trialDir = join(options.scratchDir, `w${String(index).padStart(3, '0')}`);
     mkdirSync(trialDir, { recursive: true });
@@ -220,7 +217,7 @@ async function runWithBudget(options: DensityBatchOptions, token: string, budget
 
   if (options.beforeMembership) await options.beforeMembership({ token, budget });
   const rootPids = workers.flatMap((w) => w.running?.rootPids() ?? []);
-  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: token, harnessPids: [process.pid, ...harnessHelperPids()], clientsInBudget: options.containerClients === 'inside' });
+  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: token, harnessPids: [process.pid, ...harnessHelperPids()], clientsInBudget: options.containerClients === 'inside', clientCommands: options.executor.traits.clientCommand ? [options.executor.traits.clientCommand] : [] });
   const adopted = options.adoptRuntimeHelpers ? adoptHelpers(budget, expected) : [];
   const membership = { ...checkMembership(budget, expected, byDesign), adopted };
   const escaped = membership.outside.length > 0;

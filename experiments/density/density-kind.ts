@@ -49,9 +49,9 @@ export function batchOptions(ctx: ExperimentContext, arm: PlannedTrial['arm'], t
     vmTcgTbSizeMiB: density.vm_tcg_tb_size,
     readyTimeoutMs: density.ready_timeout,
     timeoutMs: ctx.spec.timeout,
-    // Docker's containerd-shim is started by containerd outside any --cgroup-parent: moved in at the
-    // barrier and recorded in membership.adopted (its earlier memory charges stay outside).
-    adoptRuntimeHelpers: executor.backend === 'docker',
+    // A runtime helper started outside any --cgroup-parent (docker's containerd-shim, by containerd) is
+    // moved in at the barrier and recorded in membership.adopted (its earlier memory charges stay outside).
+    adoptRuntimeHelpers: executor.traits.runtimeHelpersOutsideCgroup,
     containerClients: density.container_clients,
   };
 }

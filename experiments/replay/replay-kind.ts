@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { armLabel, TRIAL_SCHEMA_VERSION, type ArmRef, type FailureCategory, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
+import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
 import { startTrial } from '../../executors/spawn-trial.ts';
 import type { ExitInfo } from '../../harness/contracts/executor.ts';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
@@ -195,7 +196,7 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
 
 export const replayExperiment: Experiment = {
   kind: 'replay',
-  spec: { section: replaySpecSection },
+  spec: { section: replaySpecSection, refine: (spec, backends) => namedBackendIssues(['replay', 'scoring_backend'], [replaySection(spec).scoring_backend], backends) },
   analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {

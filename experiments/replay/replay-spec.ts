@@ -1,7 +1,6 @@
 /** The replay kind's spec section (`replay:`): agents' formats, trajectories, repetitions, subjects. */
 import { z } from 'zod';
 import { defineSection } from '../../harness/spec/kind-spec.ts';
-import { BACKENDS } from '../../harness/backends.ts';
 import { duration } from '../../harness/spec/fields.ts';
 
 export const ReplaySpecSchema = z
@@ -31,7 +30,7 @@ export const ReplaySpecSchema = z
     /** builtin-fix: seeded fraction of trajectories whose continuation takes the task's wrong path (reward 0). */
     wrong_fraction: z.number().min(0).max(1).default(0.25),
     /** builtin-fix in mode continue: the one backend every continued attempt is scored on (a fresh sandbox per score, as the rollout kind). */
-    scoring_backend: z.enum(BACKENDS).default('staged'),
+    scoring_backend: z.string().min(1).default('staged'),
     scoring_timeout: duration.default(60_000),
     /** Mode continue: who continues from the replayed prefix. `builtin-agent` (agent.py
      *  --resume-from, every format), `codex` (the agent layer's codex 0.169.0 through `codex exec

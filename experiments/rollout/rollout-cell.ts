@@ -25,7 +25,6 @@ import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
 import type { AttemptPath, RolloutTask } from './task-contract.ts';
 
 export const SUPPORT_TARGET = `${SANDBOX_MOUNT_ROOT}/rollout`;
-const VM_BACKENDS: ReadonlySet<string> = new Set(['qemu-microvm', 'qemu-q35', 'pvisor']);
 
 export interface CellAttempt {
   trialId: string;
@@ -169,7 +168,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const killHandle = input.run.cleanup.register('process', `rollout cell ${input.cellRun}`, async () => {
     for (const kill of killers) kill();
   });
-  const isVm = VM_BACKENDS.has(input.backend);
+  const isVm = input.executor.traits.launch === 'vm';
   const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes'> & { notes: string[] })[] = [];
   const loadStart = loadavg();
   const sampler = budget ? startPeakSampler(budget, budgetSampleMs(budget)) : null;
@@ -202,7 +201,8 @@ export async function runCell(input: CellInput): Promise<CellResult> {
           scoringExecutor: input.scoringExecutor,
           scratchDir,
           budget: budget.placement(),
-          command: commandFor(input, attempt, service, input.backend === 'host' ? join(scratchDir, 'agent') : '/tmp'),
+          // A sandbox without a private /tmp (the host) gives the agent a scratch dir of its own instead.
+          command: commandFor(input, attempt, service, input.executor.traits.privateTmp ? '/tmp' : join(scratchDir, 'agent')),
           timeoutMs: input.timeoutMs,
           scoringTimeoutMs: input.options.scoring_timeout,
           vmMemoryMiB: isVm ? input.options.vm_memory : null,

@@ -17,6 +17,7 @@ import { readJournal } from '../../harness/journal/journal.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
+import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { MODEL_JOURNAL_FILE, MODEL_SCRIPT_SCHEMA, loadModelScript, parseModelScript, type ModelScript } from '../../services/model/index.ts';
 import { AGENT_ENTRY_FILES, attemptId as urlSafe } from '../agent/agent-kind.ts';
@@ -108,7 +109,17 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
   let state: RunState | null = null;
   return {
     kind: 'rollout',
-    spec: { section: rolloutSection },
+    spec: {
+      section: rolloutSection,
+      refine: (spec, backends) => {
+        const options = rolloutOptions(spec);
+        return [
+          ...namedBackendIssues(['rollout', 'scoring_backend'], [options.scoring_backend], backends),
+          ...namedBackendIssues(['rollout', 'attempts_by_backend'], Object.keys(options.attempts_by_backend), backends),
+          ...namedBackendIssues(['rollout', 'concurrency_by_backend'], Object.keys(options.concurrency_by_backend), backends),
+        ];
+      },
+    },
     analysis: rolloutKindAnalysis,
     plan: buildRolloutPlan,
     executorArms: (spec) => {

@@ -4,7 +4,6 @@
  * every cell runs inside, the scoring backend and the retain policy.
  */
 import { z } from 'zod';
-import { BACKENDS } from '../../harness/backends.ts';
 import { cpuList, duration, size } from '../../harness/spec/fields.ts';
 import { defineSection, readSection, type KindOverrides } from '../../harness/spec/kind-spec.ts';
 import { UserError } from '../../harness/errors.ts';
@@ -35,13 +34,13 @@ export const RolloutSpecSchema = z
     /** Rollout attempts per cell (a closed loop of C workers runs them). */
     attempts: z.number().int().positive().default(64),
     /** Per-backend attempts per cell replacing `attempts` (a TCG VM rollout takes 40-90 s here; say why in the spec). */
-    attempts_by_backend: z.partialRecord(z.enum(BACKENDS), z.number().int().positive()).default({}),
+    attempts_by_backend: z.record(z.string(), z.number().int().positive()).default({}),
     /** Repetitions of every cell (each repetition runs the cells in a fresh seeded order). */
     blocks: z.number().int().positive().default(1),
     /** Concurrency levels C (workers in the closed loop). */
     concurrency: concurrencyList.default([1, 2, 4, 8, 16]),
     /** Per-backend concurrency levels replacing `concurrency` (VMs at lower C). */
-    concurrency_by_backend: z.partialRecord(z.enum(BACKENDS), concurrencyList).default({}),
+    concurrency_by_backend: z.record(z.string(), concurrencyList).default({}),
     /** Model-service capacities; every cell runs against one, with its own service and journal segment. */
     model: z.array(ModelCapacitySchema).min(1).default([{ slots: 4, base_ms: 50, per_token_ms: 0 }]),
     /** Seeded fraction of attempts whose script takes the task's wrong path (reward should be 0). */
@@ -49,7 +48,7 @@ export const RolloutSpecSchema = z
     /** Which candidates are kept in the bundle's content-addressed store after scoring. */
     retain: z.enum(RETAIN_POLICIES).default('all'),
     /** The one backend every arm's candidates are scored on (a fresh sandbox per score). */
-    scoring_backend: z.enum(BACKENDS).default('staged'),
+    scoring_backend: z.string().min(1).default('staged'),
     scoring_timeout: duration.default(60_000),
     /** Shared budget of every cell (study: 2 CPUs, 2 GiB, zero swap). */
     budget_cpus: cpuList.default('0-1'),

@@ -5,8 +5,8 @@
 import type { TaskImage } from '../image/task-image.ts';
 import type { CleanupRegistry } from '../run/cleanup-registry.ts';
 
-import type { BackendName } from '../backends.ts';
-export { BACKENDS, type BackendName } from '../backends.ts';
+import type { BackendName, BackendTraits } from '../backends.ts';
+export type { BackendName, BackendTraits } from '../backends.ts';
 
 /** What `doctor` prints and `environment.json` records for one backend. */
 export interface ProbeResult {
@@ -205,6 +205,8 @@ export interface CandidateFiles {
 
 export interface Executor {
   readonly backend: BackendName;
+  /** The backend's traits (harness/backends.ts), from its descriptor: what generic code may ask of it. */
+  readonly traits: BackendTraits;
   readonly variant: string | null;
   probe(): Promise<ProbeResult>;
   /** Once per run, outside timing: import the image, start a daemon, build disks. */
@@ -222,3 +224,6 @@ export interface Executor {
   /** After prepare: how this backend holds the task image (engine image id, layer digest, VM disk digest). */
   imageFacts?(): Record<string, string> | null;
 }
+
+/** What a backend's `create()` returns: an executor before the catalog attaches its descriptor's traits. */
+export type ExecutorImplementation = Omit<Executor, 'traits'>;

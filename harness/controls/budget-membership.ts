@@ -9,8 +9,6 @@
 import type { CgroupBudget } from './cgroup-budget.ts';
 import { ancestors, descendants, listProcesses, procCgroups, type ProcInfo } from './proc-tree.ts';
 
-/** Launcher clients that only talk to a runtime; outside the budget by design (stated limitation). */
-const CLIENT_COMMS = new Set(['podman', 'docker']);
 /** Runtime helpers that hold a container's resources and must be inside. */
 export const RUNTIME_HELPER = /^(conmon|containerd-shim.*|qemu-system-.*)$/;
 
@@ -39,6 +37,11 @@ export interface ExpectedSetOptions {
   harnessPids?: readonly number[];
   /** The container CLI clients were launched inside the budget (BudgetPlacement.clients 'inside'). */
   clientsInBudget?: boolean;
+  /**
+   * Process names of the backend's CLI client (its `clientCommand` trait): clients only talk to an
+   * engine, so they are outside the budget by design (a stated limitation) unless `clientsInBudget`.
+   */
+  clientCommands?: readonly string[];
 }
 
 export interface ExpectedProcess {
@@ -50,9 +53,10 @@ export function expectedProcesses(options: ExpectedSetOptions, table: ProcInfo[]
   const harness = new Set(options.harnessPids ?? [process.pid]);
   const expected = new Map<number, ExpectedProcess>();
   const byDesign = new Map<number, ProcInfo>();
+  const clientComms = new Set(options.clientCommands ?? []);
   const add = (info: ProcInfo, role: MemberCheck['role']) => {
     if (harness.has(info.pid)) return;
-    if (CLIENT_COMMS.has(info.comm)) {
+    if (clientComms.has(info.comm)) {
       if (options.clientsInBudget) expected.set(info.pid, { info, role: 'client' });
       else byDesign.set(info.pid, info);
       return;
@@ -73,9 +77,9 @@ export function expectedProcesses(options: ExpectedSetOptions, table: ProcInfo[]
   }
   const clientTrees = new Set<number>();
   for (const proc of descendants(options.rootPids, table)) {
-    if (CLIENT_COMMS.has(proc.comm)) clientTrees.add(proc.pid);
+    if (clientComms.has(proc.comm)) clientTrees.add(proc.pid);
     // A client's own children (e.g. a `podman run` helper) share the client's placement.
-    if (clientTrees.has(proc.ppid) || CLIENT_COMMS.has(proc.comm)) {
+    if (clientTrees.has(proc.ppid) || clientComms.has(proc.comm)) {
       if (options.clientsInBudget) add(proc, 'launched'); // add() gives a client comm its own role
       else byDesign.set(proc.pid, proc);
     } else add(proc, RUNTIME_HELPER.test(proc.comm) ? 'runtime-helper' : 'launched');

@@ -2,7 +2,7 @@
  * What a Kubernetes pod must grant for each backend a spec uses (docs/fleet.md explains each line).
  * Pure data: the manifest writer turns it into a securityContext, volumes and resources.
  */
-import type { BackendName } from '../backends.ts';
+import type { BackendTraitCatalog } from '../backends.ts';
 
 export interface PodNeeds {
   /** Only a privileged container can do it (nested container engines, cgroup writes). */
@@ -15,21 +15,13 @@ export interface PodNeeds {
   containerStorage: boolean;
 }
 
-const NEEDS: Record<BackendName, { privileged?: string; namespaces?: string; kvm?: string; containerStorage?: boolean }> = {
-  host: {},
-  staged: { namespaces: 'staged: bubblewrap mount namespace and overlayfs copy-on-write workspace' },
-  podman: { privileged: 'podman: a nested container engine (runc, cgroups, overlay storage)', containerStorage: true },
-  docker: { privileged: 'docker: a private dockerd (runc, cgroups, iptables)', containerStorage: true },
-  'qemu-microvm': { kvm: 'qemu-microvm: KVM (TCG without it, recorded as such)' },
-  'qemu-q35': { kvm: 'qemu-q35: KVM (TCG without it, recorded as such)' },
-  pvisor: { kvm: 'pvisor: KVM for its guest' },
-};
-
-export function podNeeds(backends: readonly BackendName[], controls: { cpus?: string; memory?: number }): PodNeeds {
+/** `catalog`: the backends' traits, whose `fleetNeeds` say what each needs of a node. */
+export function podNeeds(backends: readonly string[], controls: { cpus?: string; memory?: number }, catalog: BackendTraitCatalog): PodNeeds {
   const unique = [...new Set(backends)].sort();
-  const pick = (key: 'privileged' | 'namespaces' | 'kvm') => unique.map((b) => NEEDS[b][key]).filter((v): v is string => Boolean(v));
+  const needsOf = (backend: string) => catalog.traits(backend)?.fleetNeeds ?? {};
+  const pick = (key: 'privileged' | 'namespaces' | 'kvm') => unique.map((b) => needsOf(b)[key]).filter((v): v is string => Boolean(v));
   const privileged = pick('privileged');
   // Budgets are cgroups the harness creates on the node's cgroupfs, which only a privileged pod may write.
   if (controls.cpus !== undefined || controls.memory !== undefined) privileged.push('controls: cgroup CPU/memory budgets written to the node\'s cgroupfs');
-  return { privileged, namespaces: pick('namespaces'), kvm: pick('kvm'), containerStorage: unique.some((b) => NEEDS[b].containerStorage) };
+  return { privileged, namespaces: pick('namespaces'), kvm: pick('kvm'), containerStorage: unique.some((b) => needsOf(b).containerStorage === true) };
 }

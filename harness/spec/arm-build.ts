@@ -40,23 +40,18 @@ export type ArmImage = z.output<typeof ArmImageSchema>;
 export const BUILD_BINARY_FIELDS = ['runtime', 'pvisor', 'wrapper'] as const;
 export type BuildBinaryField = (typeof BUILD_BINARY_FIELDS)[number];
 
-/** Which backends honour which binary field (image applies to every backend). */
-export const BUILD_FIELD_BACKENDS: Record<BuildBinaryField, readonly string[]> = {
-  runtime: ['podman', 'docker'],
-  pvisor: ['pvisor'],
-  wrapper: ['host', 'staged'],
-};
-
 /** Probe detail keys with this prefix describe the arm's build, never the backend: compare and gate read them as the intended difference. */
 export const BUILD_DETAIL_PREFIX = 'build_';
 
-/** Zod refinement for one arm: a build field the arm's backend would silently ignore is an error. */
-export function checkBuildFitsBackend(arm: { backend: string; build?: ArmBuild }, ctx: z.RefinementCtx): void {
-  if (!arm.build) return;
-  for (const field of BUILD_BINARY_FIELDS) {
-    const allowed = BUILD_FIELD_BACKENDS[field];
-    if (arm.build[field] !== undefined && !allowed.includes(arm.backend)) {
-      ctx.addIssue({ code: 'custom', path: ['build', field], message: `build.${field} applies to ${allowed.join('/')} arms only, not ${arm.backend} (remove it, or move it to a ${allowed.join('/')} arm)` });
-    }
-  }
+/**
+ * A build field the arm's backend would silently ignore is an error. `buildFields` is what the
+ * backend's traits say it honours (harness/backends.ts); undefined = a module backend whose traits are
+ * known only once it is loaded (checked then).
+ */
+export function buildFieldIssues(arm: { backend: string; build?: ArmBuild }, buildFields: readonly BuildBinaryField[] | undefined): { field: BuildBinaryField; message: string }[] {
+  if (!arm.build || !buildFields) return [];
+  return BUILD_BINARY_FIELDS.filter((field) => arm.build![field] !== undefined && !buildFields.includes(field)).map((field) => ({
+    field,
+    message: `build.${field} does not apply to the ${arm.backend} backend (it honours ${buildFields.length > 0 ? buildFields.map((f) => `build.${f}`).join(', ') : 'no binary build field'}${buildFields.length > 0 ? '' : ', only build.image'}): remove it, or move it to an arm whose backend takes it`,
+  }));
 }

@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Spec } from './schema.ts';
+import type { BackendTraitCatalog } from '../backends.ts';
 import type { PlanExpansion } from '../plan/plan-bounds.ts';
 
 /** One problem with a spec, as `field.path: message` (the loader prefixes the file name). */
@@ -41,7 +42,7 @@ export interface KindSpecSection<T> {
 export interface KindSpec<T = unknown> {
   readonly section?: KindSpecSection<T>;
   /** Cross-field rules against the whole parsed spec (e.g. the command kind needs task.argv). */
-  refine?(spec: Spec): SpecIssue[];
+  refine?(spec: Spec, backends: BackendTraitCatalog): SpecIssue[];
 }
 
 /** Kind name → what it says about the spec; built by the composition root from the kind registry. */
@@ -50,6 +51,8 @@ export interface SpecKinds {
   readonly names: readonly string[];
   /** The kind's spec description; undefined when this build lacks the kind. */
   spec(kind: string): KindSpec | undefined;
+  /** The built-in backends' traits (a spec's `backends:` section adds its own): arm names are checked against them. */
+  readonly backends: BackendTraitCatalog;
 }
 
 /** Define a kind's section with its parsed type inferred from the schema. */

@@ -5,6 +5,7 @@ import { UserError } from '../errors.ts';
 import { checkPlanBounds, genericExpansions, type PlanExpansion } from '../plan/plan-bounds.ts';
 import type { SpecIssue, SpecKinds } from './kind-spec.ts';
 import { BaseSpecSchema, type Spec } from './schema.ts';
+import { armBackendIssues, specBackendCatalog } from './spec-backends.ts';
 
 export interface LoadedSpec {
   path: string;
@@ -85,7 +86,10 @@ export function parseSpecDocument(file: string, document: unknown, kinds: SpecKi
   // Before the kind's rules and long before any plan: an absurd size must fail in milliseconds.
   const expansions: PlanExpansion[] = [...genericExpansions(spec), ...(kind.section?.expansion?.((spec as Record<string, unknown>)[kind.section.key], spec) ?? [])];
   checkPlanBounds(file, expansions, spec.limits);
-  const rules = kind.refine?.(spec) ?? [];
+  const backends = specBackendCatalog(kinds.backends, spec.backends);
+  const backendIssues = [...backends.issues, ...armBackendIssues(spec.arms, backends.catalog)];
+  if (backendIssues.length > 0) throw new UserError(formatIssues(file, backendIssues));
+  const rules = kind.refine?.(spec, backends.catalog) ?? [];
   if (rules.length > 0) throw new UserError(formatIssues(file, rules));
   return spec;
 }

@@ -5,21 +5,21 @@
  * Unknown keys are rejected everywhere else (`.strict()`), so a typo is an error, not a silent default.
  */
 import { z } from 'zod';
-import { BACKENDS } from '../backends.ts';
 import { armLabel } from './arm-label.ts';
-import { ArmBuildSchema, checkBuildFitsBackend } from './arm-build.ts';
+import { ArmBuildSchema } from './arm-build.ts';
+import { BackendDeclarationsSchema } from './backend-declaration.ts';
 import { cpuList, duration, size } from './fields.ts';
 import { LimitsSchema } from '../plan/plan-bounds.ts';
 
 export const ArmSpecSchema = z
   .object({
-    backend: z.enum(BACKENDS, { message: `expected one of ${BACKENDS.join(', ')}` }),
+    /** A built-in backend or one the spec's `backends:` declares (the loader checks the name and the build fields). */
+    backend: z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a backend name (lower-case letters, digits and dashes)'),
     variant: z.string().min(1).optional(),
     /** What this arm runs that its backend's other arms do not (harness/spec/arm-build.ts). */
     build: ArmBuildSchema.optional(),
   })
-  .strict()
-  .superRefine(checkBuildFitsBackend);
+  .strict();
 
 export const ControlsSchema = z
   .object({
@@ -83,6 +83,8 @@ export const BaseSpecSchema = z
     }),
     task: TaskSpecSchema.default({ env: {} }),
     compare: z.array(ComparisonSpecSchema).optional(),
+    /** Sandboxes this spec declares (a command template or a plugin module): harness/spec/backend-declaration.ts. */
+    backends: BackendDeclarationsSchema.optional(),
     /** Flag a comparison `underpowered` when its CI half-width exceeds this fraction of the estimate. */
     underpowered_fraction: z.number().positive().default(0.5),
     /** Bootstrap resamples per interval (study: 5,000). */

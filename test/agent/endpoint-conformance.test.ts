@@ -9,10 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor, TaskCommand } from '../../harness/contracts/executor.ts';
-import { createDockerExecutor } from '../../executors/docker.ts';
-import { createPodmanExecutor } from '../../executors/podman.ts';
-import { createQemuMicrovmExecutor } from '../../executors/qemu-microvm.ts';
-import { createStagedExecutor } from '../../executors/staged.ts';
+import { createExecutor } from '../../executors/registry.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import { loadModelScript, startModelService, type ModelJournalEntry, type ModelService } from '../../services/model/index.ts';
 import { makeTestRun, makeTrial, runOne, type TestRun } from '../support/trial-fixture.ts';
@@ -27,11 +24,11 @@ interface ProbeFacts {
 }
 
 const backends: [string, () => Executor, number][] = [
-  ['staged', () => createStagedExecutor(), 60_000],
-  ['podman', () => createPodmanExecutor(), 120_000],
-  ['docker', () => createDockerExecutor(), 180_000],
+  ['staged', () => createExecutor('staged', null)!, 60_000],
+  ['podman', () => createExecutor('podman', null)!, 120_000],
+  ['docker', () => createExecutor('docker', null)!, 180_000],
   // TCG boot on a loaded 2-core machine: minutes, not seconds.
-  ['qemu-microvm', () => createQemuMicrovmExecutor(), 400_000],
+  ['qemu-microvm', () => createExecutor('qemu-microvm', null)!, 400_000],
 ];
 
 for (const [name, make, budgetMs] of backends) {

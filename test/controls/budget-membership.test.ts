@@ -2,11 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { expectedProcesses } from '../../harness/controls/budget-membership.ts';
 import type { ProcInfo } from '../../harness/controls/proc-tree.ts';
+import { BUILTIN_BACKENDS } from '../../executors/registry.ts';
+
+/** The client commands the built-in backends' traits name (podman, docker). */
+const clientCommands = BUILTIN_BACKENDS.flatMap((backend) => backend.traits.clientCommand ?? []);
 
 const HARNESS = 100;
 const p = (pid: number, ppid: number, comm: string, cmdline = comm): ProcInfo => ({ pid, ppid, comm, cmdline });
 const roles = (table: ProcInfo[], rootPids: number[], clientsInBudget = false) => {
-  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: 'TOK', harnessPids: [HARNESS], clientsInBudget }, table);
+  const { expected, byDesign } = expectedProcesses({ rootPids, payloadToken: 'TOK', harnessPids: [HARNESS], clientsInBudget, clientCommands }, table);
   return { expected: Object.fromEntries(expected.map((e) => [e.info.pid, `${e.info.comm}:${e.role}`])), byDesign: byDesign.map((b) => b.pid).sort() };
 };
 

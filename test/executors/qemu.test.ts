@@ -12,7 +12,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExitInfo, Executor, OutputLine, RunningTrial } from '../../harness/contracts/executor.ts';
 import { createQemuMicrovmExecutor } from '../../executors/qemu-microvm.ts';
-import { createQemuQ35Executor } from '../../executors/qemu-q35.ts';
+import { createExecutor } from '../../executors/registry.ts';
 import { classifyExit, exitCodeFromLines } from '../../executors/vm/console-protocol.ts';
 import { writeCpioNewc } from '../../executors/vm/cpio-newc.ts';
 import { withGuestConsole } from '../../executors/vm/guest-console.ts';
@@ -249,7 +249,7 @@ describe.skipIf(!microProbe.available)('qemu-microvm executor (real boots)', () 
   }, 120_000);
 });
 
-const q35: Executor = createQemuQ35Executor();
+const q35: Executor = createExecutor('qemu-q35', null)!;
 const q35Probe = await q35.probe();
 
 describe.skipIf(!q35Probe.available)('qemu-q35 executor (real boot)', () => {

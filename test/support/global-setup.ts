@@ -9,7 +9,7 @@ import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import { stopHarnessDockerd } from '../../executors/dockerd-manager.ts';
 import { findLeftovers } from '../../harness/clean/find-leftovers.ts';
-import { EXECUTOR_LEFTOVER_SOURCES as sources } from '../../executors/leftover-sources.ts';
+import { BUILTIN_LEFTOVER_SOURCES as sources } from '../../executors/registry.ts';
 import { leftoverTempMessage, openSuiteTempDir } from './temp-guard.ts';
 
 export default async function setup(): Promise<() => Promise<void>> {

@@ -11,7 +11,7 @@ import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
 import { acquireRunLock } from '../../harness/run/run-lock.ts';
-import type { CandidateFiles, Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../harness/contracts/executor.ts';
+import type { CandidateFiles, ExecutorImplementation as Executor, ExitInfo, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding } from '../../harness/contracts/executor.ts';
 import { tempDir } from './temp-dirs.ts';
 
 export interface TestRun {

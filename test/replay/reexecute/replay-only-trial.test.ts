@@ -13,7 +13,7 @@ import type { ExperimentContext } from '../../../harness/contracts/experiment-ki
 import type { RunContext, TaskCommand, TrialContext } from '../../../harness/contracts/executor.ts';
 import { plannedRecord } from '../../../harness/journal/record-base.ts';
 import { CleanupRegistry } from '../../../harness/run/cleanup-registry.ts';
-import { createHostExecutor } from '../../../executors/host.ts';
+import { createExecutor } from '../../../executors/registry.ts';
 import type { FixtureTask } from '../../../experiments/replay/fixture-task.ts';
 import { GENERATORS } from '../../../experiments/replay/generate/index.ts';
 import { effectsTask } from '../../../experiments/replay/reexecute/effects-task.ts';
@@ -41,7 +41,7 @@ async function replay(edit: (task: FixtureTask) => FixtureTask) {
   const cleanup = new CleanupRegistry(name);
   const run = { runId: name, cleanup, log: () => undefined, stateDir: dir, options: {} } as unknown as RunContext;
   const ctx = { run, spec: {}, bundleDir: dir, executorFor: () => executor } as unknown as ExperimentContext;
-  const executor = createHostExecutor();
+  const executor = createExecutor('host', null)!;
   const trialDir = join(dir, 'trial');
   mkdirSync(trialDir, { recursive: true });
   const trial: TrialContext = { run, trialId: name, baselineWorkspace: workspace, trialDir, timeoutMs: 30_000, controls: { cpus: null, memoryMiB: null }, budget: null };

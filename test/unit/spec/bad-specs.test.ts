@@ -7,13 +7,13 @@ import { sandbench } from '../../support/cli.ts';
 /** Every file in test/bad-specs and the field its error must name. */
 const EXPECTED_FIELD: Record<string, RegExp> = {
   'yaml-syntax.yaml': /YAML syntax error at line \d+/,
-  'unknown-backend.yaml': /arms\.0\.backend: expected one of host, staged/,
+  'unknown-backend.yaml': /arms\.0\.backend: "firecracker" is not a backend of this build \(expected one of host, staged.*or declare it under backends:\)/,
   'negative-trials.yaml': /trials: .*(>0|positive|too small)/i,
   'missing-field.yaml': /trials: missing required field/,
   'unknown-key.yaml': /\(top level\): unknown key "trails"/,
   'bad-timeout.yaml': /timeout: expected a positive duration/,
   'command-without-argv.yaml': /task\.argv: the command kind needs task\.argv/,
-  'prime-runs-on-sandbox.yaml': /command\.prime_runs: only the host backend launches task\.argv directly; staged/,
+  'prime-runs-on-sandbox.yaml': /command\.prime_runs: only backends that launch task\.argv directly \(host\) can prime it; staged would time/,
   'duplicate-arm.yaml': /arms: arm "host" is listed twice/,
   'bad-cpus.yaml': /controls\.cpus: expected a CPU list/,
   'not-a-mapping.yaml': /\(top level\): expected a YAML mapping/,

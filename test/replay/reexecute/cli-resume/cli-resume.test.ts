@@ -19,8 +19,7 @@ import { CleanupRegistry } from '../../../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../../../harness/state-dir.ts';
 import { ensureTaskImage } from '../../../../harness/image/ensure-image.ts';
 import { ImageSpecSchema } from '../../../../harness/spec/schema.ts';
-import { createHostExecutor } from '../../../../executors/host.ts';
-import { createStagedExecutor } from '../../../../executors/staged.ts';
+import { createExecutor } from '../../../../executors/registry.ts';
 import { startModelService, type ModelService } from '../../../../services/model/index.ts';
 import { cachedLayer, ensureLayer } from '../../../../experiments/agent/layers.ts';
 import type { CanonicalMessage } from '../../../../experiments/replay/canonical-history.ts';
@@ -155,7 +154,7 @@ for (const { cli, entry, body: requestBody, unreadable, refusal } of CASES) {
   let input: PrefixInput;
   let support: ResumeSupport;
   let image: RunContext['image'];
-  const staged = createStagedExecutor();
+  const staged = createExecutor('staged', null)!;
   const bodiesPath = join(root, `${cli.name}-model-requests.jsonl`);
   beforeAll(async () => {
     await writeBaseline(entry.workspace, task);
@@ -203,7 +202,7 @@ for (const { cli, entry, body: requestBody, unreadable, refusal } of CASES) {
   };
 
   it('host: the CLI continues from the replayed prefix, sends the replayed fresh observation and the whole prefix', async () => {
-    expectContinued(await trial('host-ok', createHostExecutor()));
+    expectContinued(await trial('host-ok', createExecutor('host', null)!));
   }, 90_000);
 
   it('staged: the same inside bubblewrap, through the forwarder', async (t) => {
@@ -233,7 +232,7 @@ for (const { cli, entry, body: requestBody, unreadable, refusal } of CASES) {
     const good = readFileSync(path, 'utf8');
     writeFileSync(path, JSON.stringify(unreadable(JSON.parse(good))));
     try {
-      const record = await trial('host-refused', createHostExecutor());
+      const record = await trial('host-refused', createExecutor('host', null)!);
       expect(record.outcome).toBe('failed');
       expect(record.failure_category).toBe('setup_failed');
       expect(record.facts.continuation_failure).toBe('session_refused');
