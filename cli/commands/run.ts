@@ -3,6 +3,7 @@ import type { SpecOverrides } from '../../harness/spec/resolve-spec.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSpec } from '../../harness/run/run-spec.ts';
+import { EXIT_INFRASTRUCTURE } from '../../harness/run/disk-full.ts';
 import { runWiring } from '../wiring.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
 import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
@@ -37,7 +38,7 @@ export function registerRun(program: Command): void {
     .option('--resume <bundle>', 'continue a run that was killed, re-running the trial that was in flight')
     .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
     .option('--require-all', 'fail instead of skipping arms whose backend is unavailable')
-    .addHelpText('after', `\nExit codes: 0 ok; 2 bad input; ${EXIT_NO_VALID_TRIALS} when an arm ended with zero valid formal trials (named on stderr with its dominant failure category; the bundle is still written and verifiable); 130/143 interrupted.`)
+    .addHelpText('after', `\nExit codes: 0 ok; 2 bad input; ${EXIT_INFRASTRUCTURE} infrastructure: the disk filled mid-run (the message names the path, the free space and the \`run --resume\` command; the journal stays resumable); ${EXIT_NO_VALID_TRIALS} when an arm ended with zero valid formal trials (named on stderr with its dominant failure category; the bundle is still written and verifiable); 130/143 interrupted.`)
     .option('--json', 'print the analysis as one JSON document on stdout (as `analyze --json`); the summary table and the bundle path go to stderr')
     .option('--shard <i/N>', 'run only shard i of N (blocks b with b mod N = i) of the plan, for `sandbench merge` (docs/fleet.md)', parseShard('--shard'))
     .action(async (specPath: string | undefined, flags: RunFlags) => {

@@ -3,7 +3,7 @@
  * next trial starts (hyperfine and ReBench persist incrementally for the same reason). Every CSV is
  * derived from it and can be regenerated.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { TrialRecordSchema, type TrialRecord } from './trial-record.ts';
 import { BUNDLE_FILES } from '../bundle/layout.ts';
 
@@ -15,10 +15,22 @@ export class JournalWriter {
   constructor(readonly path: string) {
     this.fd = openSync(path, 'a');
   }
+  /**
+   * All of the line, or none of it: a write that fails part-way (a full disk returns a short count,
+   * then ENOSPC) is cut back to the last whole line before the error is thrown, so the journal never
+   * holds a torn line that a later append would bury mid-file.
+   */
   append(record: TrialRecord): void {
-    const line = `${JSON.stringify(TrialRecordSchema.parse(record))}\n`;
-    writeSync(this.fd, line);
-    fsyncSync(this.fd);
+    const line = Buffer.from(`${JSON.stringify(TrialRecordSchema.parse(record))}\n`);
+    const before = fstatSync(this.fd).size;
+    try {
+      for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written);
+      fsyncSync(this.fd);
+    } catch (error) {
+      // Truncating frees blocks, so it works on a full disk too.
+      ftruncateSync(this.fd, before);
+      throw error;
+    }
   }
   close(): void {
     closeSync(this.fd);

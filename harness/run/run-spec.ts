@@ -2,6 +2,8 @@
  * `sandbench run`: spec → plan → trials → journal → analysis → report → manifest.
  * Each finished trial is fsynced to the journal before the next starts; SIGINT/SIGTERM kill the
  * trial in flight, release every registered resource, finalize what was recorded and exit 130/143.
+ * A full disk anywhere (bundle, journal, scratch, image cache) stops the run the same way and ends
+ * in a DiskFullError (disk-full.ts: exit 3, the path, the free space and the resume command).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,6 +24,7 @@ import { bundleExists, newRunId, prepareBundleDir, resumeRefusal } from './bundl
 import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-set.ts';
 import { finalizeBundle } from './finalize-bundle.ts';
 import { clearInflight, markInflight, readInflight, recordInterruption } from './interruptions.ts';
+import { DiskFullError, diskFullNote, diskFullPath, EXIT_INFRASTRUCTURE, isDiskFull, notePath, type DiskFullContext } from './disk-full.ts';
 import { createProgress } from './progress.ts';
 import { acquireRunLock } from './run-lock.ts';
 import { findLeftovers } from '../clean/find-leftovers.ts';
@@ -133,9 +136,34 @@ function installSignalHandlers(onSignal: (signal: NodeJS.Signals) => void): () =
   };
 }
 
+/** Where a run is, so a disk-full error thrown from anywhere can say what to do (disk-full.ts). */
+interface RunPosition {
+  bundleDir: string | null;
+  trialId: string | null;
+  journaled: number;
+  planned: number;
+}
+
 export async function runSpec(request: RunRequest): Promise<RunResult> {
+  const position: RunPosition = { bundleDir: null, trialId: null, journaled: 0, planned: 0 };
+  try {
+    return await runSpecAt(request, position);
+  } catch (error) {
+    if (error instanceof DiskFullError || !isDiskFull(error)) throw error;
+    const bundleDir = position.bundleDir ?? resolve(request.out ?? 'runs');
+    // Before plan.json exists nothing can be resumed: the bundle directory is started over.
+    if (!bundleExists(bundleDir)) {
+      throw new UserError(`infrastructure: disk full: ${diskFullPath(error, bundleDir)} while starting the run; nothing was recorded. Free space, remove ${bundleDir} and run the spec again`, EXIT_INFRASTRUCTURE);
+    }
+    throw new DiskFullError({ ...position, bundleDir, path: diskFullPath(error, bundleDir), writing: position.trialId ? `trial ${position.trialId}` : 'the bundle' });
+  }
+}
+
+async function runSpecAt(request: RunRequest, position: RunPosition): Promise<RunResult> {
   const started = request.resume ? await startResume(request) : await startFresh(request);
   const { bundleDir, resolved, plan, experiment } = started;
+  position.bundleDir = bundleDir;
+  position.planned = plan.trials.length;
   recordInvocation(bundleDir, await harnessRevision(), started.resumed);
   const journalPath = join(bundleDir, BUNDLE_FILES.journal);
   const existing = readJournal(journalPath);
@@ -173,24 +201,50 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
   const ctx: ExperimentContext = { run, spec: resolved.spec, bundleDir, executorFor: (arm) => executors.get(arm) };
   const journal = new JournalWriter(journalPath);
   const records = [...existing.records];
+  position.journaled = records.length;
   const pending = plan.trials.filter((trial) => !done.has(trial.trial_id));
   const progress = createProgress(plan.trials.length, plan.trials.length - pending.length);
+  // Set when the disk fills mid-trial: the trial keeps its inflight.json mark and is not journaled.
+  let diskFull: Omit<DiskFullContext, 'bundleDir' | 'journaled' | 'planned'> | null = null;
   try {
     if (!interruptedBy) await experiment.prepare(ctx);
     for (const planned of pending) {
       if (interruptedBy) break;
       markInflight(bundleDir, planned.trial_id);
+      position.trialId = planned.trial_id;
       inFlight = true;
-      const record = await experiment.runTrial(planned, ctx);
-      inFlight = false;
+      let record: TrialRecord;
+      try {
+        record = await experiment.runTrial(planned, ctx);
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        diskFull = { path: diskFullPath(error, runScratch), writing: `trial ${planned.trial_id}`, trialId: planned.trial_id };
+        break;
+      } finally {
+        inFlight = false;
+      }
       if (interruptedBy) {
         recordInterruption(bundleDir, { trial_id: planned.trial_id, reason: `interrupted by ${interruptedBy}`, detected: 'signal' });
         clearInflight(bundleDir);
         break;
       }
-      journal.append(record);
+      // A kind records a staging ENOSPC as setup_failed: that is this machine's disk, not the backend.
+      const noSpace = diskFullNote(record);
+      if (noSpace) {
+        diskFull = { path: notePath(noSpace) ?? runScratch, writing: `trial ${planned.trial_id}'s workspace`, trialId: planned.trial_id };
+        break;
+      }
+      try {
+        journal.append(record);
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        diskFull = { path: journalPath, writing: `the journal line of trial ${planned.trial_id}`, trialId: planned.trial_id };
+        break;
+      }
       clearInflight(bundleDir);
+      position.trialId = null;
       records.push(record);
+      position.journaled = records.length;
       progress.trialDone(record);
     }
   } finally {
@@ -202,8 +256,17 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
     for (const failure of leftovers) request.log(`cleanup of ${failure.handle.kind} ${failure.handle.name} failed: ${failure.error}`);
     removeHandlers();
   }
-  const complete = !interruptedBy && records.length >= plan.trials.length;
-  await finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log, kinds: request.wiring.kindFor, renderReport: request.wiring.renderReport });
+  const complete = !interruptedBy && !diskFull && records.length >= plan.trials.length;
+  const finalize = () => finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log, kinds: request.wiring.kindFor, renderReport: request.wiring.renderReport });
+  if (diskFull) {
+    // The partial analysis is a courtesy (the scratch released above may have made room); resume rewrites it.
+    await finalize().catch((error: unknown) => {
+      if (!isDiskFull(error)) throw error;
+      request.log(`disk full: the partial analysis and manifest were not written; resume writes them`);
+    });
+    throw new DiskFullError({ ...diskFull, bundleDir, journaled: records.length, planned: plan.trials.length });
+  }
+  await finalize();
   return { bundleDir, interruptedBy, records };
 }
 
