@@ -5,7 +5,8 @@
  * Loaded lazily by the commands that need it, so `sandbench verify` never loads an executor.
  */
 import type { LeftoverSource } from '../harness/clean/leftover.ts';
-import type { ReportRenderer, RunWiring } from '../harness/contracts/wiring.ts';
+import type { ExecutorFactory, ReportRenderer, RunWiring } from '../harness/contracts/wiring.ts';
+import type { ExecutorDescriptor } from '../executors/backend-descriptor.ts';
 
 export async function leftoverSources(): Promise<readonly LeftoverSource[]> {
   return (await import('../executors/registry.ts')).BUILTIN_LEFTOVER_SOURCES;
@@ -20,10 +21,20 @@ export async function reportRenderer(): Promise<ReportRenderer> {
   };
 }
 
+/** The executor factory over a catalog of descriptors (built in, or built in + a spec's declared ones). */
+async function factoryOver(catalog: { get(name: string): ExecutorDescriptor | undefined }): Promise<ExecutorFactory> {
+  const { executorOf } = await import('../executors/registry.ts');
+  return (backend, variant, build) => {
+    const descriptor = catalog.get(backend);
+    return descriptor ? executorOf(descriptor, variant, build) : null;
+  };
+}
+
 export async function runWiring(): Promise<RunWiring> {
-  const [{ createExecutor }, { EXPERIMENTS, SPEC_KINDS }] = await Promise.all([import('../executors/registry.ts'), import('../experiments/registry.ts')]);
+  const [{ BUILTIN_CATALOG }, { catalogForSpec }, { EXPERIMENTS, SPEC_KINDS }] = await Promise.all([import('../executors/registry.ts'), import('../executors/declared-backends.ts'), import('../experiments/registry.ts')]);
   return {
-    createExecutor: (backend, variant, build) => createExecutor(backend as Parameters<typeof createExecutor>[0], variant, build),
+    createExecutor: await factoryOver(BUILTIN_CATALOG),
+    executorsFor: async (spec) => factoryOver(await catalogForSpec(spec)),
     kindFor: (kind) => (Object.hasOwn(EXPERIMENTS, kind) ? EXPERIMENTS[kind] : undefined),
     specKinds: SPEC_KINDS,
     leftoverSources: await leftoverSources(),

@@ -10,6 +10,7 @@ import type { AnalyzedBundle } from '../analyze/analyze-bundle.ts';
 import type { KindCatalog } from '../analyze/kind-analysis.ts';
 import type { SpecKinds } from '../spec/kind-spec.ts';
 import type { ArmBuild } from '../spec/arm-build.ts';
+import type { Spec } from '../spec/schema.ts';
 
 /** Backend name (+ variant, + the arm's build: harness/spec/arm-build.ts) → a fresh executor, or null when this build has no adapter for it. */
 export type ExecutorFactory = (backend: string, variant: string | null, build?: ArmBuild) => Executor | null;
@@ -25,7 +26,10 @@ export interface ReportWiring {
 }
 
 export interface RunWiring {
+  /** The built-in backends' executors. */
   createExecutor: ExecutorFactory;
+  /** The executors one spec runs with: the built-in backends plus those its `backends:` declares (templates, loaded modules). */
+  executorsFor(spec: Spec): Promise<ExecutorFactory>;
   /** Experiment kind name → its implementation; undefined when this build lacks the kind. */
   kindFor(kind: string): Experiment | undefined;
   /** The same registry as the spec loader sees it (kind names, sections, rules). */

@@ -91,7 +91,7 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   if (!request.specPath) throw new UserError('run: give a spec file (or --resume <bundle>)');
   const { loaded, spec: overridden } = resolveGivenSpec(request.specPath, request.overrides, request.wiring.specKinds);
   const experiment = experimentFor(overridden, request.wiring);
-  const availability = await probeArms(experiment.executorArms(overridden), request.wiring.createExecutor, armBuilds(overridden));
+  const availability = await probeArms(experiment.executorArms(overridden), await request.wiring.executorsFor(overridden), armBuilds(overridden));
   const kept = keepAvailableArms(overridden, availability, request.requireAll);
   for (const entry of kept.skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
   const fullPlan = experiment.plan(kept.spec);
@@ -120,7 +120,7 @@ async function startResume(request: RunRequest): Promise<StartedRun> {
   resolveArmBuilds(join(bundleDir, BUNDLE_FILES.resolvedSpec), resolved.spec.arms);
   const environmentPath = join(bundleDir, BUNDLE_FILES.environment);
   if (existsSync(environmentPath)) checkBuildsUnchanged(JSON.parse(readFileSync(environmentPath, 'utf8')), resolved.spec.arms, fileSha256);
-  const availability = await probeArms(experiment.executorArms(resolved.spec), request.wiring.createExecutor, armBuilds(resolved.spec));
+  const availability = await probeArms(experiment.executorArms(resolved.spec), await request.wiring.executorsFor(resolved.spec), armBuilds(resolved.spec));
   const missing = availability.filter((a) => !a.probe.available);
   if (missing.length > 0) throw new UserError(`--resume: arm ${armLabel(missing[0]!.arm)} is no longer available (${missing[0]!.probe.reason})`);
   return { bundleDir, resolved, plan, experiment, availability, resumed: true };

@@ -29,6 +29,7 @@ export const TEMPLATE_PLACEHOLDERS = {
   cpus: 'the CPU list of the trial\'s controls (e.g. 0,1), or empty',
   memory_mib: 'the memory limit of the trial\'s controls in MiB, or empty',
   name: 'a per-trial sandbox name holding the run id (sandbench-<run>-<trial>), for `clean` to find',
+  short_name: 'a short per-trial name (sb-<12 hex digits>, unique per run and trial) for sandboxes that limit names, e.g. a hostname; `clean` cannot read a run from it',
   run_id: 'the run id',
   trial_id: 'the trial id',
   trial_dir: 'a per-trial scratch directory owned by the harness (removed after the trial)',

@@ -7,6 +7,7 @@ import type { BackendTraitCatalog, BackendTraits } from '../backends.ts';
 import { buildFieldIssues } from './arm-build.ts';
 import type { BackendDeclaration, DeclaredTraits } from './backend-declaration.ts';
 import type { SpecIssue } from './kind-spec.ts';
+import { templateDeclarationProblems } from './template-argv.ts';
 import type { ArmSpec } from './schema.ts';
 
 /** snake_case YAML traits → the traits generic code reads. */
@@ -29,9 +30,14 @@ export function traitsFromDeclaration(declared: DeclaredTraits): BackendTraits {
 /** The catalog a spec's arms are checked against; a declared name that shadows a built-in one is an issue. */
 export function specBackendCatalog(builtin: BackendTraitCatalog, declared: Readonly<Record<string, BackendDeclaration>> | undefined): { catalog: BackendTraitCatalog & { declared(name: string): boolean }; issues: SpecIssue[] } {
   const entries = Object.entries(declared ?? {});
-  const issues: SpecIssue[] = entries
-    .filter(([name]) => builtin.names.includes(name))
-    .map(([name]) => ({ path: ['backends', name], message: `"${name}" is a built-in backend: give the declared one another name` }));
+  const issues: SpecIssue[] = [
+    ...entries.filter(([name]) => builtin.names.includes(name)).map(([name]) => ({ path: ['backends', name], message: `"${name}" is a built-in backend: give the declared one another name` })),
+    // A typo in a placeholder must fail at load, never at the first launch.
+    ...entries.flatMap(([name, declaration]) => ('template' in declaration ? templateDeclarationProblems(name, declaration) : []).map((line) => {
+      const [path, ...message] = line.split(': ');
+      return { path: path!.split('.'), message: message.join(': ') };
+    })),
+  ];
   const declaredTraits = new Map(entries.map(([name, declaration]) => [name, 'template' in declaration ? traitsFromDeclaration(declaration.traits) : undefined]));
   return {
     catalog: {

@@ -1,0 +1,108 @@
+/**
+ * Backends declared in a spec, with no TypeScript: a command template (systemd-nspawn, real) and a
+ * plugin module (test/fixtures/backends/). Bad declarations fail with the spec field named, at load
+ * or at probe, never as a silent task failure.
+ */
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogForSpec } from '../../executors/declared-backends.ts';
+import { executorOf } from '../../executors/registry.ts';
+import { parseSpec } from '../../experiments/registry.ts';
+import { UserError } from '../../harness/errors.ts';
+import { resolveGivenSpec } from '../../harness/spec/given-spec.ts';
+import { SPEC_KINDS } from '../../experiments/registry.ts';
+import type { Executor } from '../../harness/contracts/executor.ts';
+import { treeDigest } from '../../executors/workspace-diff.ts';
+import { tempDir } from '../support/temp-dirs.ts';
+import { makeTestRun, makeTrial, runOne, sh, type TestRun } from '../support/trial-fixture.ts';
+
+const FIXTURES = resolve(import.meta.dirname, '../fixtures/backends');
+const NSPAWN_SPEC = resolve(import.meta.dirname, '../../experiments/specs/backends/nspawn-shell-ready.yaml');
+
+const specWith = (backends: Record<string, unknown>, backend: string) => ({ name: 'x', experiment: 'shell-ready', warmups: 0, trials: 1, seed: 1, timeout: '10s', arms: [{ backend }], backends });
+const template = (launch: string[], probe = ['sh', '-c', 'echo fake 1.0']) => ({ template: { probe, launch, staging: 'copy' }, traits: { network_isolated: false } });
+
+async function executorFor(spec: ReturnType<typeof parseSpec>, backend: string): Promise<Executor> {
+  const catalog = await catalogForSpec(spec);
+  return executorOf(catalog.get(backend)!, null);
+}
+
+describe('declared backend errors name the spec field', () => {
+  it('an unknown placeholder is refused at load, with the placeholders it could be', () => {
+    expect(() => parseSpec(specWith({ box: template(['sh', '-c', 'exec "$@"', '{rootfz}', '{argv}']) }, 'box'))).toThrow(/backends\.box\.template\.launch\[3\]: unknown placeholder \{rootfz\}.*expected one of \{rootfs\}/);
+  });
+
+  it('a list placeholder inside a word, a launch without {argv}, and a built-in name are refused', () => {
+    expect(() => parseSpec(specWith({ box: template(['sh', '-c', 'x{argv}']) }, 'box'))).toThrow(/\{argv\} stands for several words/);
+    expect(() => parseSpec(specWith({ box: template(['sh', '-c', 'true']) }, 'box'))).toThrow(/backends\.box\.template\.launch: never runs \{argv\}/);
+    expect(() => parseSpec(specWith({ staged: template(['{argv}']) }, 'staged'))).toThrow(/backends\.staged: "staged" is a built-in backend/);
+  });
+
+  it('a template naming a missing binary probes unavailable with the field and the fix', async () => {
+    const spec = parseSpec(specWith({ box: template(['no-such-sandbox-cli', '{argv}'], ['no-such-sandbox-cli', '--version']) }, 'box'));
+    const probe = await (await executorFor(spec, 'box')).probe();
+    expect(probe.available).toBe(false);
+    expect(probe.reason).toMatch(/backends\.box\.template\.probe: "no-such-sandbox-cli" is not installed or not on PATH/);
+    expect(probe.fix).toMatch(/absolute path/);
+  });
+
+  it('a module that exports no descriptor, or does not exist, fails naming backends.<name>.module', async () => {
+    const spec = parseSpec(specWith({ mine: { module: join(FIXTURES, 'not-a-backend.mjs') } }, 'mine'));
+    await expect(catalogForSpec(spec)).rejects.toThrow(UserError);
+    await expect(catalogForSpec(spec)).rejects.toThrow(/backends\.mine\.module: .*not-a-backend\.mjs exports no descriptor \(found: something\)/);
+    const dir = tempDir('sandbench-declared-');
+    const file = join(dir, 'spec.yaml');
+    writeFileSync(file, `name: x\nexperiment: shell-ready\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 10s\narms: [{backend: mine}]\nbackends:\n  mine: {module: ./missing.mjs}\n`);
+    expect(() => resolveGivenSpec(file, {}, SPEC_KINDS)).toThrow(/backends\.mine\.module: .*missing\.mjs \(from "\.\/missing\.mjs", relative to the spec file\) does not exist/);
+  });
+});
+
+describe('declared backends run real trials', () => {
+  let test: TestRun;
+  beforeAll(async () => {
+    test = await makeTestRun('declared');
+  }, 300_000);
+  afterAll(async () => test?.dispose(), 60_000);
+
+  it('a launch that never prints the task output is killed at ready_timeout, setup_failed naming template.launch', async () => {
+    const spec = parseSpec(specWith({ mute: { template: { probe: ['true'], launch: ['sh', '-c', 'sleep 30', '{argv}'], staging: 'copy', ready_timeout: '1s' }, traits: { network_isolated: false } } }, 'mute'));
+    const executor = await executorFor(spec, 'mute');
+    await executor.prepare(test.run);
+    const out = await runOne(executor, makeTrial(test), sh('echo REFERENCE_READY'));
+    expect(out.exit.infraFailure?.category).toBe('setup_failed');
+    expect(out.exit.infraFailure?.reason).toMatch(/backends\.mute\.template\.launch printed nothing within ready_timeout/);
+    expect(Number(out.exit.tExitNs - out.running.tSpawnNs) / 1e6).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('systemd-nspawn from the shipped spec alone: marker, exit code, staging and no network', async () => {
+    const { spec } = resolveGivenSpec(NSPAWN_SPEC, {}, SPEC_KINDS);
+    const executor = await executorFor(spec, 'nspawn');
+    const probe = await executor.probe();
+    expect(probe.available, probe.reason).toBe(true);
+    expect(probe.details.template_binary_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    await executor.prepare(test.run);
+    const before = treeDigest(test.baseline);
+    const out = await runOne(executor, makeTrial(test), sh('echo REFERENCE_READY; pwd; echo new > made.txt; rm a.txt; python3 -c "import socket; socket.create_connection((\'127.0.0.1\', 22), timeout=2)" 2>/dev/null && echo NET || echo NONET; exit 3'));
+    expect(out.stdout).toContain('REFERENCE_READY');
+    expect(out.stdout).toContain('/workspace');
+    expect(out.stdout).toContain('NONET');
+    expect(out.exit.exitCode).toBe(3);
+    expect(out.candidates.changed.sort()).toEqual(['a.txt (deleted)', 'made.txt']);
+    expect(treeDigest(test.baseline)).toBe(before);
+    expect(out.running.timing?.path).toBeDefined();
+    await executor.teardown();
+  }, 120_000);
+
+  it('a plugin module passes the same trial', async () => {
+    const spec = parseSpec(specWith({ mine: { module: join(FIXTURES, 'unshare-backend.mjs') } }, 'mine'));
+    const catalog = await catalogForSpec(spec);
+    expect(catalog.get('mine')!.traits.networkIsolated).toBe(true);
+    const executor = executorOf(catalog.get('mine')!, null);
+    expect((await executor.probe()).available).toBe(true);
+    await executor.prepare(test.run);
+    const out = await runOne(executor, makeTrial(test), sh('echo REFERENCE_READY; cat a.txt; exit 4'));
+    expect(out.stdout).toEqual(['REFERENCE_READY', 'hello']);
+    expect(out.exit.exitCode).toBe(4);
+  }, 60_000);
+});
