@@ -2,14 +2,10 @@ import type { Command } from 'commander';
 import type { SpecOverrides } from '../../harness/spec/resolve-spec.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runSpec } from '../../harness/run/run-spec.ts';
+import { resolveGivenSpec } from '../../harness/spec/given-spec.ts';
 import { EXIT_INFRASTRUCTURE } from '../../harness/run/disk-full.ts';
-import { runWiring } from '../wiring.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
 import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
-import { terminalSummary } from '../../reports/render/terminal-summary.ts';
-import { analyzedBundle } from '../kinds.ts';
-import { analysisJson, armsWithoutValidTrials } from '../../harness/analyze/index.ts';
 
 /** `run` exit code when a planned arm ended with zero valid formal trials (the bundle is still written). */
 export const EXIT_NO_VALID_TRIALS = 4;
@@ -43,6 +39,16 @@ export function registerRun(program: Command): void {
     .option('--shard <i/N>', 'run only shard i of N (blocks b with b mod N = i) of the plan, for `sandbench merge` (docs/fleet.md)', parseShard('--shard'))
     .action(async (specPath: string | undefined, flags: RunFlags) => {
       const log = (message: string) => process.stderr.write(`sandbench: ${message}\n`);
+      // A bad spec (an absurd size included) is refused before the run loop, executors and renderers
+      // load (imported below, not at the top): in the time `plan` takes. runSpec resolves it again, cheaply.
+      if (specPath && !flags.resume) resolveGivenSpec(specPath, pick(flags), (await import('../../experiments/registry.ts')).SPEC_KINDS);
+      const [{ runSpec }, { runWiring }, { terminalSummary }, { analyzedBundle }, { analysisJson, armsWithoutValidTrials }] = await Promise.all([
+        import('../../harness/run/run-spec.ts'),
+        import('../wiring.ts'),
+        import('../../reports/render/terminal-summary.ts'),
+        import('../kinds.ts'),
+        import('../../harness/analyze/index.ts'),
+      ]);
       const result = await runSpec({
         specPath,
         overrides: pick(flags),
