@@ -37,6 +37,24 @@ describe('layers only point down', () => {
   });
 });
 
+describe('backends describe themselves', () => {
+  it('no kind, generic module or command compares with a backend name or lists backend names: traits say it', async () => {
+    const { BUILTIN_CATALOG } = await import('../../executors/registry.ts');
+    const names = BUILTIN_CATALOG.names;
+    expect(names.length).toBeGreaterThanOrEqual(7);
+    const quoted = names.map((name) => `'${name}'`).join('|');
+    const comparison = new RegExp(`[!=]==\\s*(${quoted})|(${quoted})\\s*[!=]==`);
+    // Two or more backend names in one array or set literal: a name list standing for a capability.
+    const nameList = new RegExp(`\\[[^\\]\\n]*(${quoted})[^\\]\\n]*(${quoted})[^\\]\\n]*\\]`);
+    const files = ['harness', 'experiments', 'reports', 'cli'].flatMap((layer) => tsFiles(ROOT, layer));
+    const offenders = files.flatMap((file) => {
+      const source = readSource(file);
+      return [...(comparison.test(source) ? [`${file} compares with a backend name`] : []), ...(nameList.test(source) ? [`${file} lists backend names`] : [])];
+    });
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe('the checker can fail', () => {
   const fixture = mkdtempSync(join(tmpdir(), 'sandbench-layer-rule-'));
   afterAll(() => rmSync(fixture, { recursive: true, force: true }));
