@@ -8,6 +8,7 @@ import type { Executor } from '../harness/contracts/executor.ts';
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import type { ExecutorDescriptor } from './backend-descriptor.ts';
 import { dockerBackend } from './backends/docker.ts';
+import { gvisorBackend } from './backends/gvisor.ts';
 import { hostBackend } from './backends/host.ts';
 import { podmanBackend } from './backends/podman.ts';
 import { pvisorBackend } from './backends/pvisor.ts';
@@ -23,6 +24,7 @@ export const BUILTIN_BACKENDS: readonly ExecutorDescriptor[] = [
   qemuMicrovmBackend,
   qemuQ35Backend,
   pvisorBackend,
+  gvisorBackend,
 ];
 
 export const BUILTIN_CATALOG = catalogOf(BUILTIN_BACKENDS);
