@@ -5,7 +5,7 @@
  * absolute, so resolved-spec.json (and a later --resume from another directory) names the same file.
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
 import { BUILD_BINARY_FIELDS, type ArmBuild } from './arm-build.ts';
 
@@ -27,11 +27,20 @@ function problemWith(path: string, executable: boolean): string | null {
 }
 
 const FIX: Record<string, string> = {
-  runtime: 'give the absolute path of the OCI runtime binary, e.g. the output of `command -v runc`',
+  runtime: 'give the OCI runtime by name (looked up on PATH, e.g. crun) or by path',
   pvisor: 'give the path of the pvisor CLI to run, e.g. the output of `command -v pvisor`',
   wrapper: 'give the path of an executable that execs its arguments (e.g. a script ending in `exec "$@"`)',
   'image.tar': 'give the path of a rootfs tar (e.g. `sandbench images build` output, or `podman export`)',
 };
+
+/** The first executable named `name` on PATH, or null. */
+function onSearchPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    if (problemWith(candidate, true) === null) return candidate;
+  }
+  return null;
+}
 
 /** The spec's arms with every build path absolute; throws a UserError on the first missing or unusable file. */
 export function resolveArmBuilds<T extends ArmWithBuild>(specFile: string, arms: readonly T[]): T[] {
@@ -40,10 +49,15 @@ export function resolveArmBuilds<T extends ArmWithBuild>(specFile: string, arms:
     if (!arm.build) return arm;
     const build: ArmBuild = { ...arm.build };
     const check = (field: string, raw: string, executable: boolean): string => {
-      const path = isAbsolute(raw) ? raw : resolve(base, raw);
+      // A bare runtime name (no slash) is looked up on PATH, like a shell would, and
+      // recorded resolved: `runtime: crun` names the same file in resolved-spec.json on resume.
+      const byName = field === 'runtime' && !raw.includes('/');
+      const onPath = byName ? onSearchPath(raw) : null;
+      const path = onPath ?? (isAbsolute(raw) ? raw : resolve(base, raw));
       const problem = problemWith(path, executable);
       if (problem) {
-        throw new UserError(`${specFile}: arms[${index}].build.${field}: ${path}${path !== raw ? ` (from "${raw}", relative to the spec file)` : ''} ${problem} — ${FIX[field]}, or remove build.${field} from arm ${index} (${arm.backend}${arm.variant ? `:${arm.variant}` : ''})`);
+        const from = byName && onPath === null ? ` (from "${raw}": not found on PATH, nor relative to the spec file)` : path !== raw ? ` (from "${raw}", relative to the spec file)` : '';
+        throw new UserError(`${specFile}: arms[${index}].build.${field}: ${path}${from} ${problem} — ${FIX[field]}, or remove build.${field} from arm ${index} (${arm.backend}${arm.variant ? `:${arm.variant}` : ''})`);
       }
       return path;
     };

@@ -51,10 +51,16 @@ describe('resolveArmBuilds (run start)', () => {
     expect([...armBuilds({ arms }).keys()]).toEqual(['podman:a', 'host']);
   });
 
+  it('a runtime given by name is looked up on PATH and recorded resolved; an unknown name says where it looked', () => {
+    const [arm] = resolveArmBuilds(specFile, [{ backend: 'podman', variant: 'sh', build: { runtime: 'sh' } }]);
+    expect(arm!.build!.runtime).toMatch(/^\/(usr\/)?bin\/sh$/);
+    expect(() => resolveArmBuilds(specFile, [{ backend: 'podman', build: { runtime: 'no-such-runtime-xyz' } }])).toThrow(/build\.runtime: .*no-such-runtime-xyz \(from "no-such-runtime-xyz": not found on PATH, nor relative to the spec file\) does not exist/);
+  });
+
   it('a missing binary is a UserError naming the spec file, arm index, field and fix', () => {
     const call = () => resolveArmBuilds(specFile, [{ backend: 'host' }, { backend: 'podman', variant: 'new', build: { runtime: '/opt/runc-new' } }]);
     expect(call).toThrow(UserError);
-    expect(call).toThrow(`${specFile}: arms[1].build.runtime: /opt/runc-new does not exist — give the absolute path of the OCI runtime binary`);
+    expect(call).toThrow(`${specFile}: arms[1].build.runtime: /opt/runc-new does not exist — give the OCI runtime by name (looked up on PATH, e.g. crun) or by path`);
     expect(call).toThrow(/or remove build\.runtime from arm 1 \(podman:new\)/);
   });
 
