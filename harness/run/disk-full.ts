@@ -24,6 +24,9 @@ export function isDiskFull(error: unknown): boolean {
   return error instanceof Error && NO_SPACE.test(error.message);
 }
 
+/** Failure categories on the harness's side of a trial (staging, recording, the harness itself). */
+const HARNESS_SIDE = new Set(['setup_failed', 'recording_failed', 'harness_error']);
+
 /**
  * A trial the kind recorded as failed because its staging or the harness ran out of space (kinds
  * turn a thrown staging error into a `setup_failed` record). Journaling it would count a full disk
@@ -31,7 +34,7 @@ export function isDiskFull(error: unknown): boolean {
  * failure (`task_failed`) is the task's, even when its output mentions space.
  */
 export function diskFullNote(record: TrialRecord): string | null {
-  if (record.outcome !== 'failed' || (record.failure_category !== 'setup_failed' && record.failure_category !== 'harness_error')) return null;
+  if (record.outcome !== 'failed' || !HARNESS_SIDE.has(record.failure_category ?? '')) return null;
   return record.notes.find((note) => NO_SPACE.test(note)) ?? null;
 }
 

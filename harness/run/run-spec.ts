@@ -139,13 +139,15 @@ function installSignalHandlers(onSignal: (signal: NodeJS.Signals) => void): () =
 /** Where a run is, so a disk-full error thrown from anywhere can say what to do (disk-full.ts). */
 interface RunPosition {
   bundleDir: string | null;
+  /** What the run is writing, and where, outside a trial (a tool's "No space left" names no path). */
+  stage: { path: string | null; writing: string };
   trialId: string | null;
   journaled: number;
   planned: number;
 }
 
 export async function runSpec(request: RunRequest): Promise<RunResult> {
-  const position: RunPosition = { bundleDir: null, trialId: null, journaled: 0, planned: 0 };
+  const position: RunPosition = { bundleDir: null, stage: { path: null, writing: 'the bundle' }, trialId: null, journaled: 0, planned: 0 };
   try {
     return await runSpecAt(request, position);
   } catch (error) {
@@ -155,7 +157,7 @@ export async function runSpec(request: RunRequest): Promise<RunResult> {
     if (!bundleExists(bundleDir)) {
       throw new UserError(`infrastructure: disk full: ${diskFullPath(error, bundleDir)} while starting the run; nothing was recorded. Free space, remove ${bundleDir} and run the spec again`, EXIT_INFRASTRUCTURE);
     }
-    throw new DiskFullError({ ...position, bundleDir, path: diskFullPath(error, bundleDir), writing: position.trialId ? `trial ${position.trialId}` : 'the bundle' });
+    throw new DiskFullError({ ...position, bundleDir, path: diskFullPath(error, position.stage.path ?? bundleDir), writing: position.trialId ? `trial ${position.trialId}` : position.stage.writing });
   }
 }
 
@@ -182,6 +184,7 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
   // Every per-run scratch path lives under this directory (named with the run id, so `clean` finds it).
   const runScratch = runScratchDir(stateDir(), resolved.run_id);
   cleanup.register('tempdir', runScratch, () => rmSync(runScratch, { recursive: true, force: true }));
+  position.stage = { path: join(stateDir(), 'images'), writing: 'the task image cache' };
   const image = await ensureTaskImage(stateDir(), resolved.spec.image, request.log);
   const run: RunContext = { runId: resolved.run_id, image, stateDir: stateDir(), cleanup, log: request.log, options: { dockerHost: request.dockerHost ?? process.env.DOCKER_HOST } };
 
@@ -195,8 +198,10 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
   });
 
   const armImages = await ensureArmImages(stateDir(), resolved.spec.arms, resolved.spec.image, request.log);
+  position.stage = { path: stateDir(), writing: 'the backends\' state (kernels, disks, engine data)' };
   const executors = await PreparedExecutors.prepare(started.availability, run, armImages);
   const armProbes = started.availability.map((a) => ({ label: armLabel(a.arm), backend: a.arm.backend, variant: a.arm.variant, probe: a.probe, image: armImages.get(armLabel(a.arm)) }));
+  position.stage = { path: bundleDir, writing: 'the bundle' };
   await writeEnvironment(bundleDir, image, started.availability.map((a) => a.probe), executors.imageFacts(), armProbes, executors.armImageFacts());
   const ctx: ExperimentContext = { run, spec: resolved.spec, bundleDir, executorFor: (arm) => executors.get(arm) };
   const journal = new JournalWriter(journalPath);
@@ -207,7 +212,9 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
   // Set when the disk fills mid-trial: the trial keeps its inflight.json mark and is not journaled.
   let diskFull: Omit<DiskFullContext, 'bundleDir' | 'journaled' | 'planned'> | null = null;
   try {
+    position.stage = { path: runScratch, writing: 'the run\'s scratch (fixtures, baseline workspace)' };
     if (!interruptedBy) await experiment.prepare(ctx);
+    position.stage = { path: bundleDir, writing: 'the bundle' };
     for (const planned of pending) {
       if (interruptedBy) break;
       markInflight(bundleDir, planned.trial_id);
@@ -257,6 +264,7 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
     removeHandlers();
   }
   const complete = !interruptedBy && !diskFull && records.length >= plan.trials.length;
+  position.stage = { path: bundleDir, writing: 'the analysis files and manifest' };
   const finalize = () => finalizeBundle(bundleDir, { resolved, complete, resumed: started.resumed, image, log: request.log, kinds: request.wiring.kindFor, renderReport: request.wiring.renderReport });
   if (diskFull) {
     // The partial analysis is a courtesy (the scratch released above may have made room); resume rewrites it.
