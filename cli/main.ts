@@ -4,13 +4,18 @@
  */
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../harness/errors.ts';
+import { PROJECT_ROOT } from '../harness/state-dir.ts';
 import { registrarsFor } from './commands/index.ts';
+import { readVersionInfo, versionLine } from './version.ts';
 
 export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command('sandbench')
     .description('Randomized, interleaved benchmarks of sandbox executors, with evidence CSVs and verifiable bundles')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  // git is asked only when the version is what was asked for: every other start stays as fast as before.
+  const wantsVersion = argv.slice(2).some((arg) => arg === '-V' || arg === '--version');
+  program.version(wantsVersion ? versionLine(readVersionInfo(PROJECT_ROOT)) : '', '-V, --version', 'print the version and the git commit');
   for (const register of await registrarsFor(argv)) register(program);
   return program;
 }

@@ -7,6 +7,7 @@
  * falls back to the TypeScript sources through tsx otherwise — a stale build is never run.
  * Libraries stay external (resolved from node_modules at run time, as from the sources).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,14 @@ await build({
   chunkNames: '[name]-[hash]',
   logLevel: 'warning',
 });
+// The commit `sandbench --version` prints where there is no .git (an installed package); null outside a checkout.
+function buildCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
 // Written last: an interrupted build leaves no stamp, so the sources are used.
-writeFileSync(join(outdir, 'build-stamp.json'), `${JSON.stringify(stamp)}\n`);
+writeFileSync(join(outdir, 'build-stamp.json'), `${JSON.stringify({ ...stamp, commit: buildCommit() })}\n`);
 process.stderr.write(`build-dist: dist/sandbench.mjs from ${stamp.files} sources\n`);
