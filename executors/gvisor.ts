@@ -130,7 +130,7 @@ export function createGvisorExecutor(variant: string | null = null, build?: ArmB
     async stageWorkspace(trial): Promise<WorkspaceBinding> {
       const dirs = stageDirs(trial);
       for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-      await mountOverlay(trial.baselineWorkspace, dirs.upper, dirs.work, dirs.merged);
+      await mountOverlay([trial.baselineWorkspace], dirs.upper, dirs.work, dirs.merged);
       mounts.set(trial.trialDir, trial.run.cleanup.register('mount', dirs.merged, () => unmount(dirs.merged)));
       return { hostPath: trial.baselineWorkspace, claimsStaging: true };
     },

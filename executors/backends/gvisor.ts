@@ -5,6 +5,7 @@ import { sandboxTraits } from '../../harness/backends.ts';
 import type { Leftover, LeftoverSource } from '../../harness/clean/leftover.ts';
 import { runIdIn, UNKNOWN_RUN } from '../../harness/clean/run-ids.ts';
 import type { ExecutorDescriptor } from '../backend-descriptor.ts';
+import { createGvisorCheckpoint } from '../checkpoint/gvisor-mechanism.ts';
 import { createGvisorExecutor } from '../gvisor.ts';
 import { deleteContainer, listContainers, resolveBinary, runRoots } from '../gvisor/runsc.ts';
 
@@ -51,5 +52,6 @@ export const gvisorBackend: ExecutorDescriptor = {
     fleetNeeds: { privileged: 'gvisor: runsc run as root (ptrace platform, mount namespaces, cgroups, a host overlayfs per trial)' },
   }),
   create: (variant, build) => createGvisorExecutor(variant, build),
+  checkpoint: createGvisorCheckpoint,
   leftovers: [runscContainers],
 };

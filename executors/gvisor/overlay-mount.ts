@@ -22,8 +22,9 @@ function checkOption(path: string): string {
   return path;
 }
 
-export async function mountOverlay(lower: string, upper: string, work: string, merged: string): Promise<void> {
-  const options = `lowerdir=${checkOption(lower)},upperdir=${checkOption(upper)},workdir=${checkOption(work)}`;
+/** `lowers`: the overlay's lower layers, topmost first (overlayfs `lowerdir=a:b`). */
+export async function mountOverlay(lowers: readonly string[], upper: string, work: string, merged: string): Promise<void> {
+  const options = `lowerdir=${lowers.map(checkOption).join(':')},upperdir=${checkOption(upper)},workdir=${checkOption(work)}`;
   const result = await execa('mount', ['-t', 'overlay', 'overlay', '-o', options, merged], { reject: false, stdin: 'ignore' });
   if (result.exitCode !== 0) throw new Error(`mount overlay on ${merged}: ${result.stderr.trim()}`);
 }
