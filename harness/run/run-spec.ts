@@ -103,7 +103,9 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   const runId = newRunId(spec.name);
   const bundleDir = resolve(request.out ?? join('runs', runId));
   prepareBundleDir(bundleDir, { allowExisting: false });
-  const resolved: ResolvedSpec = { run_id: runId, spec_path: request.specPath, spec_sha256: specSha256(loaded.source), overrides: request.overrides, skipped_arms: kept.skipped, plan_arms: planArms, spec };
+  const defaulted = loaded.defaulted.filter((field) => request.overrides[field as keyof SpecOverrides] === undefined);
+  request.log(`seed ${spec.seed}${defaulted.includes('seed') ? ` (random: repeat this schedule with --seed ${spec.seed})` : ''}${defaulted.length > 0 ? `; defaults used for ${defaulted.join(', ')}` : ''}`);
+  const resolved: ResolvedSpec = { run_id: runId, spec_path: request.specPath, spec_sha256: specSha256(loaded.source), overrides: request.overrides, skipped_arms: kept.skipped, plan_arms: planArms, ...(defaulted.length > 0 ? { defaulted } : {}), spec };
   writeFileSync(join(bundleDir, BUNDLE_FILES.spec), loaded.source);
   writeFileSync(join(bundleDir, BUNDLE_FILES.resolvedSpec), `${JSON.stringify(resolved, null, 2)}\n`);
   writeFileSync(join(bundleDir, BUNDLE_FILES.plan), serializePlan(plan));

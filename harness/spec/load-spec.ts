@@ -6,35 +6,51 @@ import { checkPlanBounds, genericExpansions, type PlanExpansion } from '../plan/
 import type { SpecIssue, SpecKinds } from './kind-spec.ts';
 import { BaseSpecSchema, type Spec } from './schema.ts';
 import { armBackendIssues, specBackendCatalog } from './spec-backends.ts';
+import { defaultedFields } from './spec-defaults.ts';
 
 export interface LoadedSpec {
   path: string;
   /** The file's bytes as given (copied verbatim into the bundle as spec.yaml). */
   source: string;
   spec: Spec;
+  /** Generic fields the file leaves out and the defaults filled (harness/spec/spec-defaults.ts). */
+  defaulted: string[];
 }
 
-/** One line per problem: `file: field.path: what is expected`. */
-export function formatSpecIssues(file: string, error: Pick<ZodError, 'issues'>): string {
+/** The value at `path` in a parsed YAML document, undefined when any step is absent. */
+function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
+  let value = document;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * One line per problem: `file: field.path: what is expected`. A field the document leaves out is
+ * "missing required field" whatever its type (a union such as a duration would otherwise say only
+ * "Invalid input").
+ */
+export function formatSpecIssues(file: string, error: Pick<ZodError, 'issues'>, document?: unknown): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+      const absent = issue.path.length > 0 && (document !== undefined ? valueAt(document, issue.path) === undefined : issue.message.endsWith('received undefined'));
       const message =
         issue.code === 'unrecognized_keys'
           ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (remove or fix the spelling)`
-          : issue.message === 'Invalid input: expected number, received undefined' ||
-              issue.message.endsWith('received undefined')
-            ? `missing required field (${issue.message.replace('Invalid input: ', '')})`
+          : absent && (issue.code === 'invalid_type' || issue.code === 'invalid_union')
+            ? `missing required field${issue.code === 'invalid_type' ? ` (${issue.message.replace('Invalid input: ', '')})` : ''}`
             : issue.message;
       return `${file}: ${field}: ${message}`;
     })
     .join('\n');
 }
 
-export function parseSpecText(file: string, source: string, kinds: SpecKinds): Spec {
-  let document: unknown;
+function parseYamlDocument(file: string, source: string): unknown {
   try {
-    document = parseYaml(source, { prettyErrors: true });
+    return parseYaml(source, { prettyErrors: true });
   } catch (error) {
     if (error instanceof YAMLParseError) {
       const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : 'unknown position';
@@ -42,7 +58,10 @@ export function parseSpecText(file: string, source: string, kinds: SpecKinds): S
     }
     throw error;
   }
-  return parseSpecDocument(file, document, kinds);
+}
+
+export function parseSpecText(file: string, source: string, kinds: SpecKinds): Spec {
+  return parseSpecDocument(file, parseYamlDocument(file, source), kinds);
 }
 
 function formatIssues(file: string, issues: readonly SpecIssue[]): string {
@@ -60,7 +79,7 @@ export function parseSpecDocument(file: string, document: unknown, kinds: SpecKi
     throw new UserError(`${file}: (top level): expected a YAML mapping with name, experiment, arms, ...`);
   }
   const parsed = BaseSpecSchema.safeParse(document);
-  if (!parsed.success) throw new UserError(formatSpecIssues(file, parsed.error));
+  if (!parsed.success) throw new UserError(formatSpecIssues(file, parsed.error, document));
   const spec: Spec = parsed.data;
   const kind = kinds.spec(spec.experiment);
   if (!kind) throw new UserError(`${file}: experiment: "${spec.experiment}" is not a kind of this build (expected one of ${kinds.names.join(', ')})`);
@@ -79,7 +98,7 @@ export function parseSpecDocument(file: string, document: unknown, kinds: SpecKi
     const section = kind.section.schema.safeParse((document as Record<string, unknown>)[kind.section.key] ?? {});
     if (!section.success) {
       const prefixed = section.error.issues.map((issue) => ({ ...issue, path: [kind.section!.key, ...issue.path] }));
-      throw new UserError(formatSpecIssues(file, { issues: prefixed }));
+      throw new UserError(formatSpecIssues(file, { issues: prefixed }, document));
     }
     (spec as Record<string, unknown>)[kind.section.key] = section.data;
   }
@@ -101,5 +120,6 @@ export function loadSpec(file: string, kinds: SpecKinds): LoadedSpec {
   } catch (error) {
     throw new UserError(`${file}: cannot read spec (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
   }
-  return { path: file, source, spec: parseSpecText(file, source, kinds) };
+  const document = parseYamlDocument(file, source);
+  return { path: file, source, spec: parseSpecDocument(file, document, kinds), defaulted: defaultedFields(document) };
 }

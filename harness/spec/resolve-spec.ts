@@ -26,6 +26,8 @@ export interface ResolvedSpec {
   skipped_arms: { arm: string; reason: string }[];
   /** Arm labels the plan schedules; for kinds whose arms are subjects (replay, lazy-image) these differ from spec.arms. */
   plan_arms?: string[];
+  /** Generic fields neither the spec nor an override gave, filled by harness/spec/spec-defaults.ts (a random seed among them). */
+  defaulted?: string[];
   spec: Spec;
 }
 

@@ -10,6 +10,7 @@ import { ArmBuildSchema } from './arm-build.ts';
 import { BackendDeclarationsSchema } from './backend-declaration.ts';
 import { cpuList, duration, size } from './fields.ts';
 import { LimitsSchema } from '../plan/plan-bounds.ts';
+import { expandArmShorthand, randomSeed, SPEC_DEFAULTS } from './spec-defaults.ts';
 
 export const ArmSpecSchema = z
   .object({
@@ -70,11 +71,14 @@ export const BaseSpecSchema = z
     description: z.string().optional(),
     /** The experiment kind; the loader checks it against the kinds this build has. */
     experiment: z.string().min(1),
-    arms: z.array(ArmSpecSchema).min(1),
-    warmups: z.number().int().nonnegative(),
-    trials: z.number().int().positive(),
-    seed: z.number().int().nonnegative(),
-    timeout: duration,
+    /** Each arm an object, or its label alone (`host`, `host:v1`): spec-defaults.ts. */
+    arms: z.array(z.preprocess(expandArmShorthand, ArmSpecSchema)).min(1),
+    warmups: z.number().int().nonnegative().default(SPEC_DEFAULTS.warmups),
+    trials: z.number().int().positive().default(SPEC_DEFAULTS.trials),
+    /** Absent: drawn at random, printed at run start and recorded in resolved-spec.json. */
+    seed: z.number().int().nonnegative().default(randomSeed),
+    /** prefault: the default goes through the duration parser like a written value. */
+    timeout: duration.prefault(SPEC_DEFAULTS.timeout),
     controls: ControlsSchema.default({ swap: 0 }),
     image: ImageSpecSchema.default({
       suite: 'bookworm',

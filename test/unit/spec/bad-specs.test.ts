@@ -9,7 +9,7 @@ const EXPECTED_FIELD: Record<string, RegExp> = {
   'yaml-syntax.yaml': /YAML syntax error at line \d+/,
   'unknown-backend.yaml': /arms\.0\.backend: "firecracker" is not a backend of this build \(expected one of host, staged.*or declare it under backends:\)/,
   'negative-trials.yaml': /trials: .*(>0|positive|too small)/i,
-  'missing-field.yaml': /trials: missing required field/,
+  'missing-field.yaml': /arms: missing required field/,
   'unknown-key.yaml': /\(top level\): unknown key "trails"/,
   'bad-timeout.yaml': /timeout: expected a positive duration/,
   'command-without-argv.yaml': /task\.argv: the command kind needs task\.argv/,
