@@ -20,6 +20,9 @@
  *     (ramp-up and drain included); bottleneck (rollout-phases.ts bottleneckOf)
  *   candidate_bytes_mean, store_new_bytes — candidate size and what retaining added to the store
  *   budget_peak_bytes (max over runs), pss_peak_kib_p50 (per rollout), harness_rss_peak_bytes
+ *   memory_peak_bytes_p50, memory_peak_bytes_max, memory_n, memory_method, memory_note — memory per
+ *     rollout: each completed attempt's own cgroup peak (rollout-memory.ts), pooled only when every
+ *     attempt was measured the same way; the note says why a cell has no figure or what it leaves out
  *   pss_scope — which processes pss_peak_kib_p50 covers (the launched tree, plus a container's
  *     supervisor and init tree; a VM's is its qemu process tree); distinct scopes joined by " | "
  *   pss_sampler_cpu_ms_per_rollout — the harness CPU the PSS sampling itself took per attempt (it is
@@ -45,6 +48,7 @@ import { createPrng, seedFromString } from '../../harness/plan/prng.ts';
 import { comparePairedScores, isBinary, quantile, wilsonInterval, type PairedScoreComparison } from '../../harness/stats/index.ts';
 import type { MetricDesign } from '../../harness/analyze/metric-design.ts';
 import { bottleneckOf, type Bottleneck } from './rollout-phases.ts';
+import { cellMemory, memoryText, type CellMemory } from './rollout-memory.ts';
 
 export const ROLLOUT_SUMMARY_FILE = 'rollout-summary.csv';
 export const ROLLOUT_SCORES_FILE = 'rollout-scores.csv';
@@ -57,7 +61,7 @@ export const ROLLOUT_SUMMARY_HEADER = [
   'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms',
   'prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms', 'wall_ms',
   'substrate_ms', 'queue_wait_ms', 'utilization', 'utilization_wall', 'bottleneck',
-  'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'pss_peak_kib_p50', 'pss_scope', 'pss_sampler_cpu_ms_per_rollout', 'trajectories_parsed', 'harness_rss_peak_bytes',
+  'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'memory_peak_bytes_p50', 'memory_peak_bytes_max', 'memory_n', 'memory_method', 'memory_note', 'pss_peak_kib_p50', 'pss_scope', 'pss_sampler_cpu_ms_per_rollout', 'trajectories_parsed', 'harness_rss_peak_bytes',
   'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'harness_cpu_helpers_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
   'cell_wall_ms', 'load_1m_start', 'load_1m_end',
 ] as const;
@@ -154,6 +158,7 @@ export interface CellSummary {
   candidateBytes: number | null;
   storeNewBytes: number;
   budgetPeakBytes: number | null;
+  memory: CellMemory;
   pssP50: number | null;
   pssScope: string | null;
   pssSamplerCpuPerRollout: number | null;
@@ -266,6 +271,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       candidateBytes: mean(values(ok, 'candidate_bytes')),
       storeNewBytes: values(all, 'candidate_new_store_bytes').reduce((a, b) => a + b, 0),
       budgetPeakBytes: peak,
+      memory: cellMemory(ok),
       pssP50: values(ok, 'pss_peak_kib').length > 0 ? quantile(values(ok, 'pss_peak_kib'), 0.5) : null,
       pssScope: [...new Set(ok.map((r) => r.facts.pss_scope).filter((scope): scope is string => typeof scope === 'string'))].sort().join(' | ') || null,
       pssSamplerCpuPerRollout: mean(values(all, 'pss_sampler_cpu_ms')),
@@ -346,7 +352,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     s.p50, s.p95, s.p99,
     s.phases.prepare_ms, s.phases.ready_ms, s.phases.model_ms, s.phases.tool_ms, s.phases.evaluation_ms, s.phases.drop_ms, s.phases.wall_ms,
     s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.utilizationWall, s.bottleneck,
-    s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.pssP50, s.pssScope, s.pssSamplerCpuPerRollout, s.trajectoriesParsed, s.harnessRss,
+    s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.memory.p50Bytes, s.memory.maxBytes, s.memory.n, s.memory.method, s.memory.note, s.pssP50, s.pssScope, s.pssSamplerCpuPerRollout, s.trajectoriesParsed, s.harnessRss,
     s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.harnessCpuHelpersPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
     s.cellWallMs, s.load[0], s.load[1],
   ]);
@@ -365,10 +371,10 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
 
   const table: Table = {
     caption: 'Rollouts per cell: completed/s [95% CI] against the model ceiling, latency, substrate time, storage, memory, reward and bottleneck',
-    header: ['cell', 'completed/planned', 'rollouts/s', 'steady', 'ceiling', 'P50/P95 ms', 'substrate ms', 'candidate B', 'budget peak MiB', 'reward', 'bottleneck', 'harness CPU ms/rollout', 'failures'],
+    header: ['cell', 'completed/planned', 'rollouts/s', 'steady', 'ceiling', 'P50/P95 ms', 'substrate ms', 'candidate B', 'memory/rollout (P50)', 'budget peak MiB', 'reward', 'bottleneck', 'harness CPU ms/rollout', 'failures'],
     rows: summaries.map((s) => [
       s.cell, `${s.completed}/${s.planned}`, `${f(s.throughput, 3)}${ci(s.throughputCi?.low, s.throughputCi?.high, 3)}`, f(s.steadyThroughput, 3), f(s.ceiling, 3),
-      `${f(s.p50, 0)}/${f(s.p95, 0)}`, f(s.phases.substrate_ms, 0), f(s.candidateBytes, 0), s.budgetPeakBytes === null ? '–' : (s.budgetPeakBytes / 1048576).toFixed(0),
+      `${f(s.p50, 0)}/${f(s.p95, 0)}`, f(s.phases.substrate_ms, 0), f(s.candidateBytes, 0), memoryText(s.memory), s.budgetPeakBytes === null ? '–' : (s.budgetPeakBytes / 1048576).toFixed(0),
       `${f(s.reward, 2)}${ci(s.rewardCi?.low, s.rewardCi?.high, 2)}`, s.bottleneck ?? '–', f(s.harnessCpuPerRollout, 2), s.failures || '–',
     ]),
     footnote: 'throughput CI: percentile bootstrap over equal time windows; reward CI: Wilson (0/1 rewards) or percentile bootstrap over completed attempts; P95 only n ≥ 30, P99 only n ≥ 100',
@@ -427,6 +433,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     evidence.push({ ...base, topic: 'rollout_latency', metric: 'substrate_ms', statistic: 'mean', n: s.completed, value: s.phases.substrate_ms, unit: 'ms', limitations });
     evidence.push({ ...base, topic: 'candidate_storage', metric: 'candidate_bytes', statistic: 'mean', n: s.completed, value: s.candidateBytes, unit: 'bytes', limitations });
     evidence.push({ ...base, topic: 'resident_memory', metric: 'budget_peak_bytes', statistic: 'max', n: s.planned, value: s.budgetPeakBytes, unit: 'bytes', limitations });
+    evidence.push({ ...base, topic: 'resident_memory', metric: 'memory_peak_bytes', statistic: 'P50', n: s.memory.n, value: s.memory.p50Bytes, unit: 'bytes', limitations: `${limitations}; method ${s.memory.method}${s.memory.note ? ` (${s.memory.note})` : ''}` });
     evidence.push({ ...base, topic: 'resident_memory', metric: 'pss_peak_kib', statistic: 'P50', n: s.completed, value: s.pssP50, unit: 'KiB', limitations: s.pssScope ? `${limitations}; PSS covers ${s.pssScope}` : limitations });
     evidence.push({ ...base, topic: 'reward', metric: 'reward', statistic: 'mean', n: s.completed, value: s.reward, unit: 'reward', limitations });
     if (s.rewardCi) {

@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { detectCgroupLayout, type CgroupLayout } from '../../harness/controls/cgroup-layout.ts';
+import type { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
+import { cgroupPeakMemory, type SandboxMemory } from '../../harness/controls/memory-method.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
 import { removeTree } from '../../executors/workspace-diff.ts';
 import { startSandboxPss, type SandboxPssProbe } from './sandbox-pss.ts';
@@ -40,6 +42,10 @@ export interface AttemptInput {
   /** Per-attempt host scratch (agent trial dir, candidate dir, scoring workspace); removed at the end. */
   scratchDir: string;
   budget: BudgetPlacement | null;
+  /** The agent sandbox's own cgroup (budget is its placement): its peak, read at the sandbox's exit, is the attempt's memory. */
+  memoryCgroup: AttemptCgroup | null;
+  /** Why there is no memoryCgroup (recorded as the memory figure's reason). */
+  memoryCgroupError?: string;
   /** The in-sandbox command (entry script + mounts + service) for this attempt. */
   command: TaskCommand;
   timeoutMs: number;
@@ -48,7 +54,8 @@ export interface AttemptInput {
   vmMemoryMiB: number | null;
   cpus: string | null;
   retain: RetainPolicy;
-  pssIntervalMs: number;
+  /** Per-process PSS sampling of the sandbox (detail only: the memory figure is the cgroup's); null = off. */
+  pssIntervalMs: number | null;
 }
 
 export interface AttemptStamps {
@@ -70,6 +77,8 @@ export interface AttemptResult {
   candidate: { digest: string; bytes: number; files: number; retained: boolean; new_bytes: number } | null;
   /** The stored native trajectory (built-in agent or the CLI's own), its replay format and whether it parsed. */
   trajectory: { sha256: string; bytes: number; format: string; origin: string; messages: number | null; parsed: boolean } | null;
+  /** The agent sandbox's memory from its own cgroup, with its method (null when it never launched). */
+  memory: SandboxMemory | null;
   pssPeakKiB: number | null;
   pssSamples: number;
   /** The launched tree's and the container's own parts of the peak, and which processes the figure covers. */
@@ -143,7 +152,7 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
   const notes: string[] = [];
   const facts: Record<string, unknown> = {};
   const result = (partial: Partial<AttemptResult>): AttemptResult => ({
-    outcome: 'failed', category: 'harness_error', notes, stamps, exit: null, score: null, candidate: null, trajectory: null,
+    outcome: 'failed', category: 'harness_error', notes, stamps, exit: null, score: null, candidate: null, trajectory: null, memory: null,
     pssPeakKiB: null, pssSamples: 0, scoring: null, facts, ...partial,
   });
   const agentTrial = trialContext(input, input.trialId, join(input.scratchDir, 'agent'), input.task.repoDir, input.timeoutMs);
@@ -186,11 +195,19 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
       killedByHarness = true;
       void running.kill('harness stopped the rollout');
     });
-    const pss = startSandboxPss(pssProbe(input, running), input.pssIntervalMs);
+    const pss = input.pssIntervalMs === null ? null : startSandboxPss(pssProbe(input, running), input.pssIntervalMs);
     const exit = await running.exit;
-    const memory = pss.stop();
+    // The kernel's peak, read once the sandbox is gone (before scoring, which shares the cgroup): never polled, so no attempt is too short.
+    const memory = cgroupPeakMemory(input.executor.traits, input.memoryCgroup?.peak() ?? null, input.memoryCgroupError);
+    const sampled = pss?.stop() ?? null;
     stamps.exit = exit.tExitNs;
-    const base = { exit, pssPeakKiB: memory.peakKiB, pssSamples: memory.samples, pss: { launchedPeakKiB: memory.launchedPeakKiB, containerPeakKiB: memory.detachedPeakKiB, scope: memory.scope, samplerCpuMs: memory.cpuMs, reads: memory.reads, reuses: memory.reuses } };
+    const base = {
+      exit,
+      memory,
+      pssPeakKiB: sampled?.peakKiB ?? null,
+      pssSamples: sampled?.samples ?? 0,
+      ...(sampled ? { pss: { launchedPeakKiB: sampled.launchedPeakKiB, containerPeakKiB: sampled.detachedPeakKiB, scope: sampled.scope, samplerCpuMs: sampled.cpuMs, reads: sampled.reads, reuses: sampled.reuses } } : {}),
+    };
     facts.agent_stderr_tail = stderrTail(running.lines);
     const agentFailure = agentExitCategory(exit, input.arm.cli === null, killedByHarness);
     // A sandbox that died abnormally may leave members of its tree (the agent under a killed shell): stop them.

@@ -5,12 +5,14 @@
  * cannot stretch the controlled service time; its journal appends to the bundle's). Measured
  * around the loop: the budget's memory peak, the harness's CPU (process.cpuUsage plus its launcher
  * co-process's own utime + stime) and RSS, the
- * baselines' digests before and after (never modified), the budget's OOM kills per attempt.
+ * baselines' digests before and after (never modified), the budget's OOM kills per attempt; per
+ * attempt, the peak of the attempt's own child cgroup (its memory, whatever the backend).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type RunningTrial, type TaskCommand } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { PEAK_SAMPLE_INTERVAL_MS, startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
@@ -111,6 +113,19 @@ const loadavg = (): [number, number] => {
   return [one ?? NaN, five ?? NaN];
 };
 
+/**
+ * Each attempt's sandbox gets its own child of the cell's budget, whose kernel peak is the attempt's
+ * memory: one per attempt, not per worker, since a reused cgroup would carry the previous attempt's
+ * peak. Without one the attempt still runs in the budget, and its memory figure says why it has none.
+ */
+function attemptCgroup(budget: CgroupBudget, attemptIndex: number): { cgroup: AttemptCgroup | null; error: string | null } {
+  try {
+    return { cgroup: AttemptCgroup.create(budget, `a${attemptIndex}`), error: null };
+  } catch (error) {
+    return { cgroup: null, error: `no attempt cgroup: ${(error as Error).message}` };
+  }
+}
+
 function commandFor(input: CellInput, attempt: CellAttempt, service: { socketPath: string; port: number | null }, agentTmp: string): TaskCommand {
   const scriptTask = attempt.task.scriptTaskId(attempt.path);
   return {
@@ -187,6 +202,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
       const listeners: (() => void)[] = [];
       const kill = () => listeners.forEach((listener) => listener());
       killers.add(kill);
+      const cgroup = attemptCgroup(budget, attemptIndex);
       const result = await runAttempt(
         {
           run: input.run,
@@ -200,7 +216,9 @@ export async function runCell(input: CellInput): Promise<CellResult> {
           executor: input.executor,
           scoringExecutor: input.scoringExecutor,
           scratchDir,
-          budget: budget.placement(),
+          budget: cgroup.cgroup?.placement() ?? budget.placement(),
+          memoryCgroup: cgroup.cgroup,
+          ...(cgroup.error ? { memoryCgroupError: cgroup.error } : {}),
           // A sandbox without a private /tmp (the host) gives the agent a scratch dir of its own instead.
           command: commandFor(input, attempt, service, input.executor.traits.privateTmp ? '/tmp' : join(scratchDir, 'agent')),
           timeoutMs: input.timeoutMs,
@@ -208,11 +226,13 @@ export async function runCell(input: CellInput): Promise<CellResult> {
           vmMemoryMiB: isVm ? input.options.vm_memory : null,
           cpus: input.options.budget_cpus,
           retain: input.options.retain,
-          pssIntervalMs: input.options.pss_interval,
+          pssIntervalMs: input.options.pss_interval ?? null,
         },
         { onKill: (listener) => listeners.push(listener), ...(input.onLaunched ? { onLaunched: (running: RunningTrial) => input.onLaunched!(attempt, running) } : {}) },
       );
       killers.delete(kill);
+      // A child left behind is still removed with the budget at the cell's end.
+      await cgroup.cgroup?.destroy().catch((error) => result.notes.push(`attempt cgroup: ${(error as Error).message}`));
       outcomes.push({ attempt, result, oomKillsDuring: budget.oomKillCount() - oomBefore, worker: index, notes: [...result.notes] });
     }
   };
@@ -251,7 +271,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
       final.push({
         attempt, worker: -1, oomKillsDuring: 0, category: 'setup_failed', notes: [budgetError],
         traffic: attemptTraffic([]), phases: attemptPhases({ start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, attemptTraffic([])),
-        result: { outcome: 'failed', category: 'setup_failed', notes: [budgetError], stamps: { start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, exit: null, score: null, candidate: null, trajectory: null, pssPeakKiB: null, pssSamples: 0, scoring: null, facts: {} },
+        result: { outcome: 'failed', category: 'setup_failed', notes: [budgetError], stamps: { start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, exit: null, score: null, candidate: null, trajectory: null, memory: null, pssPeakKiB: null, pssSamples: 0, scoring: null, facts: {} },
       });
     }
   }

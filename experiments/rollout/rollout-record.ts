@@ -1,7 +1,8 @@
 /**
  * One attempt's journal record: every input (task, attempt, path, image digest, workspace commit,
  * agent and version, policy, budget, seed, model script id, evaluator version, scoring backend) in
- * facts; the phases, reward, candidate bytes, PSS and the cell's own figures (wall, budget peak,
+ * facts; the phases, reward, candidate bytes, memory (memory_peak_bytes with facts.memory_method and
+ * memory_covers: harness/controls/memory-method.ts), optional PSS and the cell's own figures (wall, budget peak,
  * utilization, harness CPU/RSS) in metrics. A failed attempt keeps its category and no reward.
  */
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
@@ -45,6 +46,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   }
   if (result.trajectory) metrics.trajectory_bytes = result.trajectory.bytes;
   if (result.trajectory?.messages != null) metrics.trajectory_messages = result.trajectory.messages;
+  if (result.memory?.bytes != null) metrics.memory_peak_bytes = result.memory.bytes;
   if (result.pssPeakKiB !== null) metrics.pss_peak_kib = result.pssPeakKiB;
   if (result.pss?.launchedPeakKiB != null) metrics.pss_launched_peak_kib = result.pss.launchedPeakKiB;
   if (result.pss?.containerPeakKiB != null) metrics.pss_container_peak_kib = result.pss.containerPeakKiB;
@@ -116,6 +118,9 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       model_failures: outcome.traffic.failures,
       oom_kills_during: outcome.oomKillsDuring,
       load_average_1m: cell.loadAverage,
+      memory_method: result.memory?.method ?? 'none',
+      memory_covers: result.memory?.covers ?? 'the sandbox never launched',
+      memory_cgroup_file: result.memory?.file ?? null,
       pss_samples: result.pssSamples,
       pss_scope: result.pss?.scope ?? null,
       pss_reads: result.pss ? { smaps_rollup: result.pss.reads, reused: result.pss.reuses } : null,

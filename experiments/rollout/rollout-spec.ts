@@ -58,8 +58,12 @@ export const RolloutSpecSchema = z
     /** Built-in agent: turns before it gives up, and its shell tool's timeout. */
     max_turns: z.number().int().positive().default(20),
     tool_timeout: duration.default(30_000),
-    /** PSS sampling interval of each running sandbox's process tree. */
-    pss_interval: duration.default(500),
+    /**
+     * Per-process detail: PSS sampling of each running sandbox's process tree at this interval. Off
+     * when absent: each attempt's memory figure is its own cgroup's kernel peak (issue 30), and the
+     * sampling costs harness CPU per rollout.
+     */
+    pss_interval: duration.optional(),
   })
   .strict();
 
@@ -74,7 +78,7 @@ export const rolloutSection = defineSection({
     ...parsed,
     scoring_timeout: `${parsed.scoring_timeout}ms`,
     tool_timeout: `${parsed.tool_timeout}ms`,
-    pss_interval: `${parsed.pss_interval}ms`,
+    ...(parsed.pss_interval === undefined ? {} : { pss_interval: `${parsed.pss_interval}ms` }),
     budget_memory: `${parsed.budget_memory}MiB`,
     vm_memory: `${parsed.vm_memory}MiB`,
   }),

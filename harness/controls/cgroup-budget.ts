@@ -46,6 +46,16 @@ export class BudgetError extends Error {
   override name = 'BudgetError';
 }
 
+/**
+ * How launched trees enter a cgroup: a shell writes its own PID into cgroup.procs of every
+ * controller directory, then execs the real argv (same PID), so everything it starts is born inside.
+ */
+export function enterPlacement(dirs: readonly string[], cgroup: { name: string; relPath: string; version: 1 | 2 }, clients: BudgetPlacement['clients']): BudgetPlacement {
+  const writes = dirs.map((dir) => `echo $$ > '${join(dir, 'cgroup.procs')}'`).join(' && ');
+  const script = `${writes} && exec "$@"; echo "sandbench: could not enter budget ${cgroup.name}" >&2; exit 125`;
+  return { enterArgv: ['/bin/sh', '-c', script, 'sandbench-enter'], cgroupParent: cgroup.relPath, cgroupVersion: cgroup.version, clients };
+}
+
 export class CgroupBudget {
   readonly name: string;
   /** Path relative to each hierarchy root, e.g. "/sandbench-r1-b0003" (the --cgroup-parent). */
@@ -171,15 +181,14 @@ export class CgroupBudget {
     return { name: this.name, cgroup_version: this.version, path: this.relPath, read_back: { ...this.readBack }, notes: [...this.notes] };
   }
 
-  /**
-   * How launched trees enter: a shell writes its own PID into cgroup.procs of every controller,
-   * then execs the real argv (same PID), so everything it starts is born inside the budget.
-   */
+  /** How launched trees enter the budget itself (enterPlacement). */
   placement(clients: BudgetPlacement['clients'] = 'outside'): BudgetPlacement {
-    const procsFiles = [...new Set(Object.values(this.dirs))].map((dir) => join(dir, 'cgroup.procs'));
-    const writes = procsFiles.map((file) => `echo $$ > '${file}'`).join(' && ');
-    const script = `${writes} && exec "$@"; echo "sandbench: could not enter budget ${this.name}" >&2; exit 125`;
-    return { enterArgv: ['/bin/sh', '-c', script, 'sandbench-enter'], cgroupParent: this.relPath, cgroupVersion: this.version, clients };
+    return enterPlacement([...new Set(Object.values(this.dirs))], { name: this.name, relPath: this.relPath, version: this.version }, clients);
+  }
+
+  /** Where a child cgroup of this budget lives (attempt-cgroup.ts): the controller directories and the io they are written with. */
+  site(): { dirs: Readonly<Record<BudgetController, string>>; io: CgroupIo } {
+    return { dirs: this.dirs, io: this.io };
   }
 
   /** Move an already running process in (e.g. a runtime helper found outside). */

@@ -145,7 +145,7 @@ describe('sandbox PSS and its scope', () => {
 
 describe('rollout section units', () => {
   it('durations and sizes survive the re-validation every run does (500 ms stays 500 ms, not 500 s)', () => {
-    const spec = parseSpecText('t.yaml', 'name: t\nexperiment: rollout\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 60s\nrollout:\n  tool_timeout: 20s\n  budget_memory: 1GiB\n', SPEC_KINDS);
+    const spec = parseSpecText('t.yaml', 'name: t\nexperiment: rollout\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 60s\nrollout:\n  tool_timeout: 20s\n  budget_memory: 1GiB\n  pss_interval: 500ms\n', SPEC_KINDS);
     const again = applyOverrides('t.yaml', spec, {}, SPEC_KINDS);
     expect(rolloutOptions(again)).toMatchObject({ pss_interval: 500, tool_timeout: 20_000, scoring_timeout: 60_000, budget_memory: 1024, vm_memory: 256 });
     expect(rolloutOptions(applyOverrides('t.yaml', again, {}, SPEC_KINDS))).toEqual(rolloutOptions(spec));

@@ -141,7 +141,13 @@ describe('rollout kind', () => {
       '[{ backend: host }, { backend: staged }, { backend: host, variant: builtin+drop-last-write }]',
       '  attempts: 8\n  concurrency: [2]\n  model: [{ slots: 4, base_ms: 0 }]\n  scoring_backend: host\n  wrong_fraction: 0.25\n',
     );
-    const { out, summary, runId } = await run(spec);
+    const { out, summary, runId, records } = await run(spec);
+    // Every attempt's memory is its own cgroup's kernel peak, read at its end (never polled), with its method.
+    for (const record of records.filter((r) => r.outcome === 'ok')) {
+      expect(record.facts.memory_method, record.trial_id).toBe('cgroup-peak');
+      expect(record.metrics.memory_peak_bytes, record.trial_id).toBeGreaterThan(1024 * 1024);
+    }
+    for (const row of summary) expect([row.memory_method, Number(row.memory_n) > 0], row.cell).toEqual(['cgroup-peak', true]);
     const deltas = parseCsv('rollout-reward-deltas.csv', readFileSync(join(out, 'rollout-reward-deltas.csv'), 'utf8')).rows;
     const honest = deltas.find((d) => d.candidate === 'staged')!;
     const faulty = deltas.find((d) => d.candidate === 'host:builtin+drop-last-write')!;

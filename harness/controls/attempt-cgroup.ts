@@ -1,0 +1,117 @@
+/**
+ * One sandbox's own cgroup inside a shared budget (issue 30): a child of the budget in every budget
+ * controller, entered the way the budget is (enterArgv for launched trees, --cgroup-parent for
+ * container engines), so the kernel charges everything the sandbox starts — a container's conmon
+ * and init tree, gVisor's sentry and gofer, a VMM — to it, whoever their parent is. Its peak is the
+ * kernel's own high-water mark (v1 memory.max_usage_in_bytes, v2 memory.peak), read once at the end
+ * instead of polled, so no sandbox is too short to be measured. The budget's limits still apply:
+ * cgroup limits are hierarchical.
+ */
+import { join } from 'node:path';
+import type { BudgetPlacement } from '../contracts/executor.ts';
+import { BudgetError, enterPlacement, type CgroupBudget } from './cgroup-budget.ts';
+import type { CgroupIo } from './cgroup-io.ts';
+import { killUntilEmpty } from './proc-tree.ts';
+
+const CHILD_NAME = /^[A-Za-z0-9_.-]+$/;
+/** v2 controllers a child needs from its parent's subtree_control. */
+const V2_CHILD_CONTROLLERS = ['cpu', 'cpuset', 'memory'] as const;
+
+export interface CgroupPeak {
+  /** The kernel's peak for this cgroup (bytes); null when the kernel keeps none (v2 before 5.19). */
+  bytes: number | null;
+  /** The file it was read from, so a reader can cross-check it. */
+  file: string;
+}
+
+export class AttemptCgroup {
+  private destroyed = false;
+
+  private constructor(
+    readonly name: string,
+    /** Path relative to each hierarchy root, e.g. "/sandbench-r1-rc12/a3" (the --cgroup-parent). */
+    readonly relPath: string,
+    private readonly budget: CgroupBudget,
+    private readonly dirs: readonly string[],
+    private readonly memoryDir: string,
+    private readonly io: CgroupIo,
+  ) {}
+
+  /** Make the child in every budget controller, ready to enter; throws BudgetError naming what failed. */
+  static create(budget: CgroupBudget, name: string): AttemptCgroup {
+    if (!CHILD_NAME.test(name)) throw new BudgetError(`attempt cgroup name "${name}" has characters unsafe for a cgroup path`);
+    const { dirs, io } = budget.site();
+    const parents = [...new Set(Object.values(dirs))];
+    if (budget.version === 2) enableV2Controllers(io, dirs.memory);
+    const created: string[] = [];
+    try {
+      for (const parent of parents) {
+        const dir = join(parent, name);
+        io.mkdir(dir);
+        created.push(dir);
+      }
+      // v1 cpuset children start with empty cpus/mems and refuse tasks until both are set.
+      if (budget.version === 1) for (const file of ['cpuset.cpus', 'cpuset.mems']) io.write(join(dirs.cpuset, name, file), (io.read(join(dirs.cpuset, file)) ?? '').trim());
+      if (budget.version === 1) io.write(join(dirs.memory, name, 'memory.max_usage_in_bytes'), '0');
+    } catch (error) {
+      for (const dir of created.reverse()) io.rmdir(dir);
+      throw new BudgetError(`cannot create attempt cgroup ${name} in budget ${budget.name}: ${(error as Error).message}`);
+    }
+    return new AttemptCgroup(name, `${budget.relPath}/${name}`, budget, created, join(dirs.memory, name), io);
+  }
+
+  placement(clients: BudgetPlacement['clients'] = 'outside'): BudgetPlacement {
+    return enterPlacement(this.dirs, { name: `${this.budget.name}/${this.name}`, relPath: this.relPath, version: this.budget.version }, clients);
+  }
+
+  peakFile(): string {
+    return join(this.memoryDir, this.budget.version === 1 ? 'memory.max_usage_in_bytes' : 'memory.peak');
+  }
+
+  /** The kernel's high-water mark of everything charged to this cgroup and its sub-cgroups so far. */
+  peak(): CgroupPeak {
+    const file = this.peakFile();
+    const text = this.io.read(file);
+    const bytes = text === null ? null : Number(text.trim());
+    return { bytes: bytes !== null && Number.isFinite(bytes) ? bytes : null, file };
+  }
+
+  /** Every PID in the memory cgroup and its sub-cgroups (a container runtime's libpod-<id>, conmon). */
+  procs(): number[] {
+    const out: number[] = [];
+    const walk = (dir: string) => {
+      for (const line of (this.io.read(join(dir, 'cgroup.procs')) ?? '').split('\n')) if (line.trim()) out.push(Number(line));
+      for (const sub of this.io.subdirs(dir)) walk(join(dir, sub));
+    };
+    walk(this.memoryDir);
+    return out;
+  }
+
+  /** Kill what is left, remove the child (and the sub-cgroups runtimes made in every hierarchy). Idempotent. */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    await killUntilEmpty(() => this.procs());
+    const layout = this.budget.layout;
+    const roots = layout.version === 1 ? [...this.dirs, ...layout.others.map((root) => join(root, this.budget.name, this.name))] : this.dirs;
+    const failures: string[] = [];
+    for (const dir of new Set(roots)) removeTree(this.io, dir, failures);
+    this.destroyed = true;
+    if (failures.length > 0) throw new BudgetError(`attempt cgroup ${this.relPath} could not be removed: ${failures.join('; ')}`);
+  }
+}
+
+function enableV2Controllers(io: CgroupIo, budgetDir: string): void {
+  const enabled = (io.read(join(budgetDir, 'cgroup.subtree_control')) ?? '').split(/\s+/);
+  const missing = V2_CHILD_CONTROLLERS.filter((c) => !enabled.includes(c));
+  if (missing.length > 0) io.write(join(budgetDir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
+}
+
+function removeTree(io: CgroupIo, dir: string, failures: string[]): void {
+  if (!io.exists(dir)) return;
+  for (const sub of io.subdirs(dir)) removeTree(io, join(dir, sub), failures);
+  try {
+    io.rmdir(dir);
+  } catch (error) {
+    failures.push(`${dir}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * A sandbox's own cgroup inside a budget (issue 30): its kernel peak is read once at the end, so a
+ * sandbox shorter than the old 500 ms PSS interval still gets its figure; a podman container's
+ * conmon and init tree are charged to it although the client that launched them is outside; every
+ * figure equals a direct read of the same kernel file. Real cgroups (v1 here) and real podman; the
+ * v2 paths against a directory laid out like /sys/fs/cgroup.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
+import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { nodeCgroupIo, type CgroupIo } from '../../harness/controls/cgroup-io.ts';
+import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
+import { cgroupPeakMemory } from '../../harness/controls/memory-method.ts';
+import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
+import { createHostExecutor } from '../../executors/host.ts';
+import { createPodmanExecutor } from '../../executors/podman.ts';
+import { hostBackend } from '../../executors/backends/host.ts';
+import { podmanBackend } from '../../executors/backends/podman.ts';
+import { startSandboxPss } from '../../experiments/rollout/sandbox-pss.ts';
+import { makeTrial, runOne, usePreparedExecutor } from '../support/trial-fixture.ts';
+
+const layout = (() => {
+  try {
+    return detectCgroupLayout();
+  } catch {
+    return null;
+  }
+})();
+const v1 = layout?.version === 1 && process.getuid?.() === 0;
+const MiB = 1024 * 1024;
+/** Allocate and touch `mib` MiB, then exit at once: a sandbox far shorter than a 500 ms sampling interval. */
+const allocate = (mib: number) => ({ argv: ['python3', '-c', `b = bytearray(${mib} * 1024 * 1024); print('REFERENCE_READY', len(b))`], env: {}, stdin: 'none' as const });
+
+async function withBudget<T>(label: string, body: (budget: CgroupBudget) => Promise<T>): Promise<T> {
+  const cleanup = new CleanupRegistry(`acg${process.pid}`);
+  const budget = CgroupBudget.create({ runId: `acg${process.pid}`, label, cpus: '0-1', memoryMiB: 1024, cleanup });
+  try {
+    return await body(budget);
+  } finally {
+    await cleanup.releaseAll();
+  }
+}
+
+describe.skipIf(!v1)('attempt cgroup (cgroup v1, real)', () => {
+  const host = usePreparedExecutor('acgh', () => createHostExecutor());
+  const podman = usePreparedExecutor('acgp', () => createPodmanExecutor());
+
+  it('a sandbox shorter than 500 ms gets its peak, equal to a direct read of the same file', async () => {
+    await withBudget('short', async (budget) => {
+      const cgroup = AttemptCgroup.create(budget, 'a0');
+      const trial = makeTrial(host.test, { budget: cgroup.placement() });
+      const outcome = await runOne(host.executor, trial, allocate(48));
+      const lifetimeMs = Number(outcome.exit.tExitNs - outcome.running.tSpawnNs) / 1e6;
+      expect(outcome.exit.exitCode).toBe(0);
+      expect(lifetimeMs).toBeLessThan(500);
+      const peak = cgroup.peak();
+      expect(peak.bytes).toBeGreaterThanOrEqual(48 * MiB);
+      expect(peak.bytes).toBe(Number(readFileSync(peak.file, 'utf8').trim()));
+      expect(peak.file).toBe(join(layout!.version === 1 ? layout!.mounts.memory : '', budget.relPath, 'a0', 'memory.max_usage_in_bytes'));
+      const memory = cgroupPeakMemory(hostBackend.traits, peak);
+      expect(memory).toMatchObject({ method: 'cgroup-peak', bytes: peak.bytes });
+      await cgroup.destroy();
+      expect(existsSync(join(layout!.version === 1 ? layout!.mounts.memory : '', budget.relPath, 'a0'))).toBe(false);
+    });
+  }, 120_000);
+
+  it('a podman sandbox: the cgroup peak holds the container (the client alone, all the old walk saw, is less)', async () => {
+    await withBudget('podman', async (budget) => {
+      const cgroup = AttemptCgroup.create(budget, 'a0');
+      const trial = makeTrial(podman.test, { budget: cgroup.placement() });
+      let clientPss: number | null = null;
+      const outcome = await runOne(podman.executor, trial, { ...allocate(64), argv: ['python3', '-c', "b = bytearray(64 * 1024 * 1024); import time; print('REFERENCE_READY', flush=True); time.sleep(1.2)"] }, async (running) => {
+        // The old per-attempt figure: the launched tree's PSS, sampled (here every 50 ms, finer than the old 500 ms).
+        const pss = startSandboxPss({ launched: () => running.rootPids(), marker: null, budgetDir: null }, 50);
+        await running.exit;
+        clientPss = (pss.stop().peakKiB ?? 0) * 1024;
+      });
+      expect(outcome.exit.exitCode).toBe(0);
+      const peak = cgroup.peak();
+      expect(peak.bytes).toBe(Number(readFileSync(peak.file, 'utf8').trim()));
+      expect(peak.bytes).toBeGreaterThanOrEqual(64 * MiB);
+      expect(clientPss).not.toBeNull();
+      expect(peak.bytes!, `cgroup peak ${peak.bytes} vs client PSS ${clientPss}`).toBeGreaterThan(clientPss!);
+      expect(cgroupPeakMemory(podmanBackend.traits, peak).method).toBe('cgroup-peak');
+      await cgroup.destroy();
+    });
+  }, 180_000);
+
+  it('an empty cgroup is no measurement: the backend did not start the sandbox in it', async () => {
+    await withBudget('empty', async (budget) => {
+      const cgroup = AttemptCgroup.create(budget, 'a0');
+      const memory = cgroupPeakMemory(hostBackend.traits, cgroup.peak());
+      expect(memory.method).toBe('none');
+      expect(memory.covers).toMatch(/nothing was charged/);
+      await cgroup.destroy();
+    });
+  });
+});
+
+describe('attempt cgroup (cgroup v2 paths)', () => {
+  it('enables the controllers in the budget, enters the child, reads memory.peak', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sandbench-acg-v2-'));
+    try {
+      writeFileSync(join(root, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+      writeFileSync(join(root, 'cgroup.subtree_control'), 'cpu cpuset memory\n');
+      writeFileSync(join(root, 'cpuset.cpus.effective'), '0-3\n');
+      writeFileSync(join(root, 'cpuset.mems.effective'), '0\n');
+      const io: CgroupIo = {
+        ...nodeCgroupIo,
+        mkdir(path) {
+          mkdirSync(path);
+          for (const file of ['cgroup.procs', 'cgroup.subtree_control', 'cpuset.cpus', 'cpuset.mems', 'cpu.max', 'memory.max', 'memory.swap.max', 'memory.current', 'memory.peak', 'memory.events']) writeFileSync(join(path, file), '');
+        },
+        rmdir: (path) => rmSync(path, { recursive: true }),
+      };
+      const budget = CgroupBudget.create({ runId: 'v2', label: 'b', cpus: '0-1', memoryMiB: 64, layout: { version: 2, mount: root }, io });
+      const cgroup = AttemptCgroup.create(budget, 'a3');
+      expect(readFileSync(join(root, budget.name, 'cgroup.subtree_control'), 'utf8')).toBe('+cpu +cpuset +memory');
+      const placement = cgroup.placement();
+      expect(placement.cgroupParent).toBe(`/${budget.name}/a3`);
+      expect(placement.enterArgv[2]).toContain(`echo $$ > '${join(root, budget.name, 'a3', 'cgroup.procs')}'`);
+      writeFileSync(join(root, budget.name, 'a3', 'memory.peak'), '12345\n');
+      expect(cgroup.peak()).toEqual({ bytes: 12345, file: join(root, budget.name, 'a3', 'memory.peak') });
+      await cgroup.destroy();
+      expect(existsSync(join(root, budget.name, 'a3'))).toBe(false);
+      await budget.destroy();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
