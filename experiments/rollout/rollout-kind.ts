@@ -27,9 +27,11 @@ import { parseRolloutArm } from './rollout-arms.ts';
 import { rolloutKindAnalysis } from './rollout-analysis.ts';
 import { runCell, type CellAttempt, type CellResult } from './rollout-cell.ts';
 import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from './rollout-plan.ts';
-import { rolloutRecord } from './rollout-record.ts';
+import { rolloutRecord, taskInvalidRecord } from './rollout-record.ts';
+import { proveTasksSolvable } from './solvability-pass.ts';
 import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
 import type { TaskSet } from './task-contract.ts';
+import type { SolvabilityVerdict } from './tasks/solvability.ts';
 import { loadTaskSet } from './tasks/index.ts';
 
 export const ROLLOUT_ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'run-rollout-agent.sh');
@@ -47,6 +49,8 @@ export interface RolloutKindDeps {
 interface RunState {
   options: RolloutSpec;
   taskSet: TaskSet;
+  /** Tasks the pre-pass proved unsolvable (kept only under `invalid_tasks: record`): their attempts are task_invalid. */
+  invalidTasks: Map<string, SolvabilityVerdict>;
   script: ModelScript;
   scriptIds: string[];
   support: { dir: string; key: string };
@@ -136,13 +140,15 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
       const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
       const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
       if (taskSet.tasks.length === 0) throw new UserError(`rollout.tasks: task set ${options.tasks} has no task`);
+      // Before any attempt scores: a broken task must not pass for a weak agent (issue 30, item 4).
+      const invalidTasks = await proveTasksSolvable({ run: ctx.run, taskSet, options, scoringExecutor: ctx.executorFor(scoringArm(options)), cacheDir });
       const { script, ids } = mergeScripts(taskSet);
       const layers = new Map<string, AgentLayer>();
       for (const arm of arms) if (arm.cli && !layers.has(arm.cli.name)) layers.set(arm.cli.name, await ensureLayer(ctx.run.stateDir, arm.cli, ctx.run.log));
       const support = writeSupport(join(scratch, 'rollout-support'), agentScript);
       const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
       const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
-      state = { options, taskSet, script, scriptIds: ids, support, layers, plan, done, cells: new Map() };
+      state = { options, taskSet, invalidTasks, script, scriptIds: ids, support, layers, plan, done, cells: new Map() };
     },
     async runTrial(planned, ctx) {
       if (!state) throw new Error('rollout kind: runTrial before prepare');
@@ -168,7 +174,7 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
   const planned = state.plan.trials.filter((t) => cellRunKey(t) === key && !state.done.has(t.trial_id));
   const params = attemptParams(first);
   const arm = parseRolloutArm(first.arm);
-  const attempts: CellAttempt[] = planned.map((trial) => {
+  const assigned: CellAttempt[] = planned.map((trial) => {
     const { attempt } = attemptParams(trial);
     const { taskIndex, path } = attemptAssignment(ctx.spec.seed, attempt, state.taskSet.tasks.length, state.options.wrong_fraction);
     return { trialId: trial.trial_id, index: attempt, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path };
@@ -177,6 +183,14 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
   const capacity = { slots: params.slots, base_ms: params.base_ms, per_token_ms: params.per_token_ms };
   let result: CellResult;
   const records = new Map<string, TrialRecord>();
+  // Attempts on a task proved unsolvable are never run: recorded as task_invalid, the rest run as the cell.
+  const attempts = assigned.filter((attempt) => !state.invalidTasks.has(attempt.task.id));
+  for (const attempt of assigned.filter((a) => state.invalidTasks.has(a.task.id))) {
+    const trial = planned.find((t) => t.trial_id === attempt.trialId)!;
+    const reasons = state.invalidTasks.get(attempt.task.id)!.reasons;
+    records.set(attempt.trialId, taskInvalidRecord({ base: baseRecord(ctx, trial), attempt, cellLabel: params.cell, cellRun, concurrency: params.concurrency, capacity, armLabel: armLabel(first.arm), scoringBackend: state.options.scoring_backend, reasons }));
+  }
+  if (attempts.length === 0) return records;
   try {
     result = await runCell({
       run: ctx.run,
@@ -199,7 +213,7 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
       ...(deps.onLaunched ? { onLaunched: deps.onLaunched } : {}),
     });
   } catch (error) {
-    for (const trial of planned) records.set(trial.trial_id, { ...baseRecord(ctx, trial), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });
+    for (const attempt of attempts) records.set(attempt.trialId, { ...baseRecord(ctx, planned.find((t) => t.trial_id === attempt.trialId)!), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });
     return records;
   }
   const byTrial = new Map(result.outcomes.map((o) => [o.attempt.trialId, o]));

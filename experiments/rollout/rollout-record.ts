@@ -128,3 +128,50 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
     },
   };
 }
+
+export interface TaskInvalidRecordInput {
+  base: TrialRecord;
+  attempt: CellAttemptOutcome['attempt'];
+  cellLabel: string;
+  cellRun: string;
+  concurrency: number;
+  capacity: ModelCapacity;
+  armLabel: string;
+  scoringBackend: string;
+  /** The pre-pass's reasons the task is not solvable. */
+  reasons: readonly string[];
+}
+
+/**
+ * An attempt on a task the solvability pre-pass proved broken (`rollout.invalid_tasks: record`):
+ * never run, so no metric at all (nothing enters timing or reward statistics), but journaled with
+ * its cell coordinates so it stays in the planned denominator as an infrastructure failure.
+ */
+export function taskInvalidRecord(input: TaskInvalidRecordInput): TrialRecord {
+  const task = input.attempt.task;
+  return {
+    ...input.base,
+    outcome: 'failed',
+    failure_category: 'task_invalid',
+    notes: [`task ${task.id} is not solvable as written (solvability pre-pass): ${input.reasons.join('; ')}`],
+    facts: {
+      arm_label: input.armLabel,
+      cell: input.cellLabel,
+      cell_run: input.cellRun,
+      concurrency: input.concurrency,
+      model_slots: input.capacity.slots,
+      model_base_ms: input.capacity.base_ms,
+      model_per_token_ms: input.capacity.per_token_ms,
+      task_id: task.id,
+      task_source: task.source,
+      attempt_id: input.attempt.attemptId,
+      attempt_index: input.attempt.index,
+      attempt_path: input.attempt.path,
+      workspace_commit: task.baseCommit,
+      evaluator_version: task.evaluator.version,
+      scoring_backend: input.scoringBackend,
+      reward: null,
+      task_invalid_reasons: input.reasons,
+    },
+  };
+}

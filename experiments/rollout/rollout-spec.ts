@@ -10,7 +10,9 @@ import { UserError } from '../../harness/errors.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import type { PlanExpansion } from '../../harness/plan/plan-bounds.ts';
 
-const concurrencyList = z.array(z.number().int().positive().max(64)).min(1).refine((list) => new Set(list).size === list.length, 'a concurrency is listed twice');
+// At most 20,000 workers: bench/harness-scale.bench.ts runs the loop itself that far (issue 33). A real
+// backend's C is bounded by its budget's CPUs and memory, which a cell refuses or records, not by this cap.
+const concurrencyList = z.array(z.number().int().positive().max(20_000)).min(1).refine((list) => new Set(list).size === list.length, 'a concurrency is listed twice');
 
 /** One model-service capacity: `slots` concurrent requests, service time base_ms + per_token_ms × reply tokens. */
 export const ModelCapacitySchema = z
@@ -29,6 +31,13 @@ export const RolloutSpecSchema = z
   .object({
     /** A task set name (`builtin`) or a SWE-bench-format JSONL path (from the project root or absolute). */
     tasks: z.string().min(1).default('builtin'),
+    /**
+     * A task the solvability pre-pass proves broken (gold fails FAIL_TO_PASS or PASS_TO_PASS, or the
+     * baseline already passes FAIL_TO_PASS): `refuse` stops the run before its first attempt naming
+     * the task and the reasons; `record` keeps the run and records that task's attempts as
+     * `task_invalid` (infrastructure, never reward 0) without running them.
+     */
+    invalid_tasks: z.enum(['refuse', 'record']).default('refuse'),
     /** Only these task ids of the set (default: all). */
     task_ids: z.array(z.string().min(1)).min(1).optional(),
     /** Rollout attempts per cell (a closed loop of C workers runs them). */

@@ -27,7 +27,25 @@ export interface RolloutTask {
   /** The model-script task id that answers an attempt on `path` (e.g. `<id>` or `<id>.wrong`). */
   scriptTaskId(path: AttemptPath): string;
   readonly evaluator: TaskEvaluator;
+  /** The tests the reward needs, as the task names them: what the solvability pre-pass checks. */
+  readonly tests: TaskTests;
+  /** The task's known-good solution (the oracle): what the pre-pass proves solvable and the oracle arm applies. */
+  readonly gold: GoldSolution;
 }
+
+export interface TaskTests {
+  /** Must fail on the baseline and pass with the gold solution. */
+  readonly failToPass: readonly string[];
+  /** Must pass with the gold solution. */
+  readonly passToPass: readonly string[];
+}
+
+/**
+ * The task's gold solution, applied to a copy of the baseline. `patch`: a git diff (SWE-bench's gold
+ * patch; applied with `git apply`, no task code runs). `shell`: the right path's shell commands of a
+ * script shipped with sandbench (the built-in tasks), run with bash in the copy.
+ */
+export type GoldSolution = { readonly kind: 'patch'; readonly patch: string } | { readonly kind: 'shell'; readonly commands: readonly string[] };
 
 export interface TaskEvaluator {
   /** Recorded with every score (`evaluator_version`); changes whenever scoring would. */
@@ -65,6 +83,8 @@ export interface TaskScore {
   readonly reward: number;
   readonly passed: readonly string[];
   readonly failed: readonly string[];
+  /** Each required test's status as the grader reported it (pass, fail, error, skip, missing, ...). */
+  readonly statuses?: Readonly<Record<string, string>>;
   /** Set when the evaluator itself could not judge (unparseable output): an infrastructure failure, not reward 0. */
   readonly evaluatorError?: string;
 }

@@ -12,7 +12,9 @@ export type Outcome = (typeof OUTCOMES)[number];
  * infrastructure and is reported apart from task failures (architecture doc, "Trial record").
  * `interrupted` marks a trial that was in flight when the harness was killed (resume re-runs it);
  * `killed_externally` a sandbox killed from outside mid-trial (`podman kill`, `docker kill`): the
- * engine logged a kill the harness never sent, so it is not the task's fault.
+ * engine logged a kill the harness never sent, so it is not the task's fault. `task_invalid`: the task
+ * itself was proved unsolvable before the attempt (its gold solution fails its own tests), so the
+ * attempt says nothing about the agent or the substrate.
  */
 export const FAILURE_CATEGORIES = [
   'task_failed',
@@ -25,6 +27,7 @@ export const FAILURE_CATEGORIES = [
   'harness_error',
   'interrupted',
   'killed_externally',
+  'task_invalid',
 ] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
@@ -37,6 +40,7 @@ export const INFRASTRUCTURE_FAILURES: ReadonlySet<FailureCategory> = new Set([
   'harness_error',
   'interrupted',
   'killed_externally',
+  'task_invalid',
 ]);
 
 export const ArmSchema = z.object({ backend: z.string(), variant: z.string().nullable() });

@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../../../harness/errors.ts';
 import { PROJECT_ROOT } from '../../../harness/state-dir.ts';
-import { loadModelScript } from '../../../services/model/index.ts';
+import { loadModelScript, type ModelScript } from '../../../services/model/index.ts';
 import { commitDeterministicRepo } from '../../repair/deterministic-repo.ts';
 import type { AttemptPath, RolloutTask, TaskSet } from '../task-contract.ts';
 import { cachedEntry } from './baseline-cache.ts';
@@ -93,6 +93,13 @@ export function builtinScriptTask(id: string, path: AttemptPath): string {
   return path === 'right' ? id : `${id}.wrong`;
 }
 
+/** The shell commands of a script task's turns, in order: the right path is the built-in task's gold solution. */
+function shellCommands(script: ModelScript, taskId: string): string[] {
+  const task = script.tasks.find((entry) => entry.id === taskId);
+  if (!task) throw new Error(`script ${script.id} has no task ${taskId}`);
+  return task.turns.flatMap((turn) => ('shell' in turn ? [turn.shell] : []));
+}
+
 export interface LoadOptions {
   readonly cacheDir: string;
   readonly log?: (line: string) => void;
@@ -139,6 +146,8 @@ export async function loadBuiltinTaskSet(opts: LoadOptions): Promise<TaskSet> {
       scriptPath,
       scriptTaskId: (path: AttemptPath) => builtinScriptTask(def.id, path),
       evaluator: new UnittestEvaluator({ label: 'builtin', baselineDir: repoDir, failToPass: def.failToPass, passToPass: def.passToPass, ...deadline(opts.testDeadlineSeconds) }),
+      tests: { failToPass: def.failToPass.map((test) => test.id), passToPass: def.passToPass.map((test) => test.id) },
+      gold: { kind: 'shell', commands: shellCommands(script, builtinScriptTask(def.id, 'right')) },
     };
   });
   return { id: 'builtin', tasks };

@@ -143,6 +143,8 @@ export async function loadSweTaskSet(file: string, opts: SweLoadOptions): Promis
       scriptPath,
       scriptTaskId: (path: AttemptPath) => (path === 'right' ? scriptIds.right : scriptIds.wrong),
       evaluator: new UnittestEvaluator({ label: 'swe-bench', baselineDir: repoDir, failToPass: instance.failToPass, passToPass: instance.passToPass, testPatch: instance.testPatch, ...deadline(opts.testDeadlineSeconds) }),
+      tests: { failToPass: instance.failToPass.map((test) => test.id), passToPass: instance.passToPass.map((test) => test.id) },
+      gold: { kind: 'patch', patch: instance.patch },
     };
   });
   return { id: setId, tasks };

@@ -171,6 +171,7 @@ export class UnittestEvaluator implements TaskEvaluator {
     if (unreported.length > 0) return fail(`the scoring runner did not report ${unreported.length} required test(s): ${unreported.slice(0, 3).join(', ')}`);
     const passed = this.tests.filter((test) => results[test.id] === 'pass').map((test) => test.id);
     const failed = this.tests.filter((test) => results[test.id] !== 'pass').map((test) => test.id);
-    return { reward: failed.length === 0 ? 1 : 0, passed, failed };
+    const statuses = Object.fromEntries(this.tests.map((test) => [test.id, results[test.id]!]));
+    return { reward: failed.length === 0 ? 1 : 0, passed, failed, statuses };
   }
 }

@@ -49,10 +49,10 @@ const FIXED = { 'calc/__init__.py': 'def add(a, b):\n    return a + b\n' };
 describe('the unittest evaluator', () => {
   it('scores the fixed candidate 1 and the baseline 0; the runner prints exactly one stdout line', async () => {
     const fixed = await score(evaluator(), candidate(FIXED));
-    expect(fixed.score).toEqual({ reward: 1, passed: ['tests.test_calc.T.test_add', 'tests.test_calc.T.test_zero'], failed: [] });
+    expect(fixed.score).toEqual({ reward: 1, passed: ['tests.test_calc.T.test_add', 'tests.test_calc.T.test_zero'], failed: [], statuses: { 'tests.test_calc.T.test_add': 'pass', 'tests.test_calc.T.test_zero': 'pass' } });
     expect(String(fixed.run.stdout).trim().split('\n')).toHaveLength(1);
     const unfixed = await score(evaluator(), candidate({}));
-    expect(unfixed.score).toEqual({ reward: 0, passed: ['tests.test_calc.T.test_zero'], failed: ['tests.test_calc.T.test_add'] });
+    expect(unfixed.score).toMatchObject({ reward: 0, passed: ['tests.test_calc.T.test_zero'], failed: ['tests.test_calc.T.test_add'], statuses: { 'tests.test_calc.T.test_zero': 'pass' } });
     expect(existsSync(join(unfixed.dir, '.git'))).toBe(false);
   });
 
@@ -83,7 +83,7 @@ describe('the unittest evaluator', () => {
       expect(result.evaluatorError).toContain('scoring exit 137');
     }
     const both = { 'tests.test_calc.T.test_add': 'pass', 'tests.test_calc.T.test_zero': 'skip' };
-    expect(ev.parseScore({ exitCode: 1, stdout: `noise\n${line(both)}\n`, stderr: '' })).toEqual({ reward: 0, passed: ['tests.test_calc.T.test_add'], failed: ['tests.test_calc.T.test_zero'] });
+    expect(ev.parseScore({ exitCode: 1, stdout: `noise\n${line(both)}\n`, stderr: '' })).toEqual({ reward: 0, passed: ['tests.test_calc.T.test_add'], failed: ['tests.test_calc.T.test_zero'], statuses: both });
   });
 
   it('stages deletions, ignores git/rollout metadata, cannot be tampered with, refuses escaping paths', async () => {
