@@ -21,6 +21,7 @@ export const commandKind: TaskKind = {
   kind: 'command',
   spec: {
     section: commandSection,
+    starter: 'experiments/command/starter.yaml',
     refine: (spec, backends) => [...(spec.task.argv ? [] : [{ path: ['task', 'argv'], message: 'the command kind needs task.argv (the command to time)' }]), ...primeRunIssues(spec, backends)],
   },
   analysis: { scenario: 'command', topic: 'command', primaryMetrics: ['completion_ms'], trialsPerBlock: 1 },

@@ -9,6 +9,7 @@ const SHELL_READY_SCRIPT = `printf '%s\\n' '${READY_MARKER}'; printf '%s\\n' '${
 
 export const shellReadyKind: TaskKind = {
   kind: 'shell-ready',
+  spec: { starter: 'experiments/shell-ready/starter.yaml' },
   analysis: {
     scenario: 'environment_creation',
     topic: 'prepared_shell_ready',

@@ -41,6 +41,8 @@ export interface KindSpecSection<T> {
 
 export interface KindSpec<T = unknown> {
   readonly section?: KindSpecSection<T>;
+  /** `sandbench init <kind>`: a commented starter spec in the kind's folder, as a path from the project root. */
+  readonly starter?: string;
   /** Cross-field rules against the whole parsed spec (e.g. the command kind needs task.argv). */
   refine?(spec: Spec, backends: BackendTraitCatalog): SpecIssue[];
 }
