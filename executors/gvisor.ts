@@ -12,7 +12,8 @@
  * - Platform: a recorded control (runsc/platform details): ptrace by default; the arm's variant or
  *   SANDBENCH_GVISOR_PLATFORM picks another the binary accepts (`runsc help platforms`).
  * - Memory: without a shared budget, a per-trial cgroup `sandbench-<run>-<trial>` that runsc makes
- *   and `runsc delete` removes; under a budget the budget holds it (the sandbox stays in the budget).
+ *   and `runsc delete` removes; otherwise `--ignore-cgroups`, so the sandbox stays in the cgroups the
+ *   launcher put runsc in (a density budget holds it).
  * State: runsc's own root `<stateDir>/runsc/sandbench-<runId>`; containers named
  * `sandbench-<runId>-<trial>` (the descriptor's leftover finder deletes those of dead runs).
  */
@@ -57,7 +58,7 @@ export function runscSetupFailure(info: ExitInfo, lines: readonly OutputLine[]):
 async function smokeRun(binary: string, platform: string): Promise<string | null> {
   const root = mkdtempSync(join(tmpdir(), 'runsc-probe-'));
   try {
-    const result = await execa(binary, [...globalFlags(root, platform), 'do', '/bin/echo', 'sandbench-gvisor-probe'], { reject: false, timeout: SMOKE_TIMEOUT_MS, killSignal: 'SIGKILL', stdin: 'ignore' });
+    const result = await execa(binary, [...globalFlags(root, platform, { ignoreCgroups: true }), 'do', '/bin/echo', 'sandbench-gvisor-probe'], { reject: false, timeout: SMOKE_TIMEOUT_MS, killSignal: 'SIGKILL', stdin: 'ignore' });
     if (result.timedOut) return `runsc --platform=${platform} do did not finish within ${SMOKE_TIMEOUT_MS / 1000} s (a guest hang, e.g. KVM)`;
     if (result.exitCode !== 0 || !result.stdout.includes('sandbench-gvisor-probe')) {
       return `runsc --platform=${platform} do failed (exit ${result.exitCode}): ${(result.stderr || result.stdout).trim().split('\n').pop() ?? ''}`;
@@ -147,7 +148,7 @@ export function createGvisorExecutor(variant: string | null = null, build?: ArmB
       const stateRoot = root;
       containers.set(trial.trialDir, trial.run.cleanup.register('container', `runsc/${name}`, () => deleteContainer(runsc, stateRoot, name)));
       return startTrial({
-        argv: [runsc, ...globalFlags(stateRoot, choice.platform, { hostUds: Boolean(task.service) }), 'run', '--bundle', bundle, name],
+        argv: [runsc, ...globalFlags(stateRoot, choice.platform, { hostUds: Boolean(task.service), ignoreCgroups: cgroupsPath === null }), 'run', '--bundle', bundle, name],
         controls: launchControls(trial),
         clearEnv: true,
         env: { PATH: SANDBOX_PATH },

@@ -63,7 +63,7 @@ export function createGvisorCheckpoint(variant: string | null = null): Checkpoin
     resourcesOf(trial).add('container', `runsc/${name}`, () => deleteContainer(runsc, stateRoot, name));
     const process = spawnStateProcess({
       runId: trial.run.runId,
-      argv: [runsc, ...globalFlags(stateRoot, platform), ...args, name],
+      argv: [runsc, ...globalFlags(stateRoot, platform, { ignoreCgroups: true }), ...args, name],
       env: { PATH: SANDBOX_PATH },
       clearEnv: true,
       timeoutMs: trial.timeoutMs,

@@ -47,9 +47,21 @@ export function resolveBinary(name: string, path: string = process.env.PATH ?? '
   return null;
 }
 
-/** Global flags every runsc call of one run carries (state root, platform, no network, as root). */
-export function globalFlags(root: string, platform: string, options: { hostUds?: boolean } = {}): string[] {
-  return [`--root=${root}`, `--platform=${platform}`, '--network=none', '--rootless=false', ...(options.hostUds ? ['--host-uds=open'] : [])];
+/**
+ * Global flags every runsc call of one run carries (state root, platform, no network, as root).
+ * `ignoreCgroups`: without it runsc moves the sandbox into a cgroup of its own (`/<container id>`)
+ * even when the spec names none, which takes it out of the cgroups the launcher put it in (a
+ * density budget); so every launch without a memory limit of its own passes --ignore-cgroups.
+ */
+export function globalFlags(root: string, platform: string, options: { hostUds?: boolean; ignoreCgroups?: boolean } = {}): string[] {
+  return [
+    `--root=${root}`,
+    `--platform=${platform}`,
+    '--network=none',
+    '--rootless=false',
+    ...(options.hostUds ? ['--host-uds=open'] : []),
+    ...(options.ignoreCgroups ? ['--ignore-cgroups'] : []),
+  ];
 }
 
 /** Directory holding every run's runsc root: `<stateDir>/runsc`. */

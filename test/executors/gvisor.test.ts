@@ -17,6 +17,8 @@ import { createExecutor } from '../../executors/registry.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import type { ProbeResult, TrialContext } from '../../harness/contracts/executor.ts';
 import { fileSha256 } from '../../harness/provenance/build-identity.ts';
+import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { descendants, procCgroups } from '../../harness/controls/proc-tree.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 import { makeTestRun, makeTrial, runOne, sh, waitForLine, type TestRun } from '../support/trial-fixture.ts';
 
@@ -177,6 +179,28 @@ describe.skipIf(!runsc && !required)(`gvisor executor on runsc${runsc ? '' : ` (
     expect(exit.exitCode === 0).toBe(false);
     await executor.finishTrial(crashed);
     await expectNothingLeft(crashed);
+  });
+
+  it('under a shared budget, runsc, its gofer and its sentry all stay in the budget\'s cgroups', async () => {
+    const budget = CgroupBudget.create({ runId: test.run.runId, label: 'gvb', cpus: '0-1', memoryMiB: 1024, cleanup: test.run.cleanup });
+    const trial = makeTrial(test, { controls: { cpus: '0-1', memoryMiB: null }, budget: budget.placement('inside') });
+    try {
+      await executor.stageWorkspace(trial);
+      const running = await executor.launch(trial, sh('echo REFERENCE_READY; sleep 600'));
+      await waitForLine(running, (text) => text === 'REFERENCE_READY');
+      const tree = descendants(running.rootPids());
+      expect(tree.map((proc) => proc.cmdline).join('\n')).toMatch(/runsc-sandbox|boot/);
+      expect(tree.length).toBeGreaterThanOrEqual(3);
+      const budgetPath = trial.budget!.cgroupParent;
+      const outside = tree.filter((proc) => procCgroups(proc.pid)?.v1.get('memory') !== budgetPath).map((proc) => `${proc.pid} ${proc.comm} ${procCgroups(proc.pid)?.v1.get('memory')}`);
+      expect(outside).toEqual([]);
+      await running.kill('done');
+      await running.exit;
+    } finally {
+      await executor.finishTrial(trial);
+      await budget.destroy();
+    }
+    await expectNothingLeft(trial);
   });
 
   it('applies the memory limit through its own cgroup', async () => {
