@@ -45,7 +45,8 @@ function unescapeMount(path: string): string {
   return path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 }
 
-function sandbenchMounts(): { mountPoint: string; fsType: string }[] {
+/** Mounts `clean` calls sandbench's (also counted by the soak, scripts/soak/snapshot.ts). */
+export function sandbenchMounts(): { mountPoint: string; fsType: string }[] {
   const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n');
   return mounts
     .map((line) => line.split(' '))
