@@ -28,9 +28,13 @@ function metaLine(model: ReportModel): string {
     .join(' · ');
 }
 
-/** The headline's first lines: a pointer to the warnings (listed in full under the chart, so it stays in the first screen), the verdicts and the family. */
+/**
+ * The headline's first lines: a pointer to the warnings (listed in full under the chart), the
+ * verdicts and the family. The pointer quotes the first warning whole: a cut sentence ("…host (the
+ * de…)") tells the reader nothing, and the box wraps.
+ */
 function headlineText(model: ReportModel): { pointer: string | null; sentences: string[]; family: string | null } {
-  const pointer = model.warnings.length > 0 ? `Read the ${model.warnings.length} warning(s) below the chart before these numbers (${model.warnings[0]!.slice(0, 90)}${model.warnings[0]!.length > 90 ? '…' : ''}).` : null;
+  const pointer = model.warnings.length > 0 ? `Read the ${model.warnings.length} warning(s) below the chart before these numbers. The first: ${model.warnings[0]!}` : null;
   return { pointer, sentences: verdictSentences(model), family: familySentence(model.family) };
 }
 

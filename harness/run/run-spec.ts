@@ -99,7 +99,8 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   if (request.shard && fullPlan.warmup_blocks > 0 && !plan.trials.some((t) => t.warmup)) request.log(`--shard: this shard has no warmup block (${fullPlan.warmup_blocks} warmup blocks for ${request.shard.count} shards): its host starts cold`);
   const planArms = plan.arms.map(armLabel);
   const { spec, dropped } = pruneComparisons(kept.spec, planArms);
-  for (const comparison of dropped) request.log(`dropping comparison ${comparison.candidate} vs ${comparison.control}: an arm is not in this run`);
+  // One line, not one per comparison: with --arms most declared comparisons go, and that is expected.
+  if (dropped.length > 0) request.log(`leaving out ${dropped.length} declared comparison(s) whose arm is not in this run: ${dropped.map((c) => `${c.candidate} vs ${c.control} (${c.metric})`).join(', ')}`);
   const runId = newRunId(spec.name);
   const bundleDir = resolve(request.out ?? join('runs', runId));
   prepareBundleDir(bundleDir, { allowExisting: false });

@@ -8,7 +8,7 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fmtInterval, fmtPercent, fmtRatio } from '../render/format.ts';
+import { fmtInterval, fmtLimit, fmtPercent, fmtRatio } from '../render/format.ts';
 import { mdTable } from '../render/markdown.ts';
 import { textIntervalChart } from '../render/text-chart.ts';
 import type { Table } from '../render/tables.ts';
@@ -38,7 +38,7 @@ function ratioText(cell: GateCell): string {
   return 'no ratio';
 }
 
-const limitText = (cell: GateCell) => `limit ≤ ${fmtRatio(1 + cell.threshold)} (+${fmtPercent(cell.threshold)})`;
+const limitText = (cell: GateCell) => `limit ≤ ${fmtLimit(1 + cell.threshold)} (+${fmtPercent(cell.threshold)})`;
 
 /** "regression: staged completion_ms P50 ratio 1.210 [1.150, 1.270], limit ≤ 1.050 (+5.0%); <reason>". */
 export function cellVerdictText(cell: GateCell): string {
@@ -102,7 +102,7 @@ export function verdictsTable(result: GateResult): Table {
       c.metric,
       c.statistic.toUpperCase(),
       c.estimate.ratio !== null && c.estimate.interval ? `${fmtRatio(c.estimate.ratio)} ${fmtInterval(c.estimate.interval.low, c.estimate.interval.high, fmtRatio)}` : '—',
-      `≤ ${fmtRatio(1 + c.threshold)}`,
+      `≤ ${fmtLimit(1 + c.threshold)}`,
       `${c.verdict === 'pass' ? '✅' : c.verdict === 'regression' ? '❌' : '⚠️'} ${c.verdict}`,
       [c.reason, c.verdict === 'inconclusive' && c.moreBlocks !== null ? `≈${c.moreBlocks} more blocks per run` : ''].filter(Boolean).join('; '),
     ]),

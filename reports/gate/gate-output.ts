@@ -5,7 +5,7 @@ import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
 import { formatTextTable } from '../compare/compare-output.ts';
 import { forestSpec } from '../plots/plot-specs.ts';
 import { renderVegaLite } from '../plots/render-svg.ts';
-import { fmtInterval, fmtPercent, fmtRatio } from '../render/format.ts';
+import { fmtInterval, fmtLimit, fmtPercent, fmtRatio } from '../render/format.ts';
 import { htmlDocument, type HtmlBlock } from '../render/html.ts';
 import { mdTable } from '../render/markdown.ts';
 import type { Table } from '../render/tables.ts';
@@ -46,7 +46,7 @@ export function gateTable(result: GateResult): Table {
       `${nText(c.baseline)} / ${nText(c.candidate)}`,
       `${c.baseline.failed} / ${c.candidate.failed}`,
       ratioText(c),
-      `≤ ${fmtRatio(1 + c.threshold)} (+${fmtPercent(c.threshold)})`,
+      `≤ ${fmtLimit(1 + c.threshold)} (+${fmtPercent(c.threshold)})`,
       c.qRegression === null ? '—' : c.qRegression.toPrecision(3),
       c.verdict,
       [c.reason, moreBlocksText(c)].filter(Boolean).join('; '),

@@ -9,9 +9,27 @@ export function fmt(value: number | null | undefined, unit = ''): string {
   return unit ? `${text} ${unit}` : text;
 }
 
+/**
+ * A ratio (or a ratio's CI bound) to 3 significant figures, never exponent notation: 32.9, 0.998,
+ * 4110. More digits claim a precision the interval does not have (issue 35: "4110.565×
+ * [3560.017, 4403.709]"); comparisons.csv keeps every digit.
+ */
 export function fmtRatio(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  return value.toFixed(3);
+  return fmtSignificant(value, 3);
+}
+
+/** A configured limit (a gate's 1 + threshold) as given, not rounded: a limit shown as 1.13 for 1.125 would misstate the rule. */
+export function fmtLimit(value: number): string {
+  return String(Number(value.toFixed(6)));
+}
+
+export function fmtSignificant(value: number, figures: number): string {
+  if (value === 0) return '0';
+  // Round first: 9.996 rounds to 10.0, whose magnitude sets the decimals.
+  const rounded = Number(value.toPrecision(figures));
+  const magnitude = Math.floor(Math.log10(Math.abs(rounded)));
+  return rounded.toFixed(Math.max(0, figures - 1 - magnitude));
 }
 
 export function fmtInterval(low: number | null | undefined, high: number | null | undefined, format: (v: number) => string = (v) => fmt(v)): string {

@@ -63,7 +63,7 @@ describe('gate --junit and --summary-md', () => {
     expect(Number(suite.errors)).toBe(0);
     const staged = cases.find((c) => c.classname === 'sandbench.gate.staged' && c.name === 'completion_ms P50')!;
     expect(staged.failure?.type).toBe('regression');
-    expect(staged.failure?.message).toMatch(/^regression: staged completion_ms P50 ratio 1\.\d{3} \[1\.\d{3}, 1\.\d{3}\], limit ≤ 1\.150 \(\+15\.0%\)/);
+    expect(staged.failure?.message).toMatch(/^regression: staged completion_ms P50 ratio 1\.\d{2} \[1\.\d{2}, 1\.\d{2}\], limit ≤ 1\.15 \(\+15\.0%\)/);
     expect(staged.failure?.['#text']).toContain('method: ');
     // The unchanged arm passes (its CI sits far below a 15% limit): no failure, the verdict as system-out.
     const docker = cases.find((c) => c.classname === 'sandbench.gate.docker' && c.name === 'completion_ms P50')!;
@@ -72,9 +72,9 @@ describe('gate --junit and --summary-md', () => {
 
     const md = readFileSync(summary, 'utf8');
     expect(md).toMatch(/^### sandbench gate: REGRESSION \(exit 1\)\n/);
-    expect(md).toMatch(/\| staged \| completion_ms \| P50 \| 1\.\d{3} \[1\.\d{3}, 1\.\d{3}\] \| ≤ 1\.150 \| ❌ regression \|/);
+    expect(md).toMatch(/\| staged \| completion_ms \| P50 \| 1\.\d{2} \[1\.\d{2}, 1\.\d{2}\] \| ≤ 1\.15 \| ❌ regression \|/);
     expect(md).toContain('```text\nratio candidate / baseline with 95% CI');
-    expect(md).toContain('┆ at 1.150: limit (+15.0%)');
+    expect(md).toContain('┆ at 1.15: limit (+15.0%)');
   });
 
   it('gate-level invalidity (trials missing from the journal) is an errored testcase; the summary appends to $GITHUB_STEP_SUMMARY', async () => {

@@ -26,9 +26,9 @@ describe('verdict words', () => {
     expect(isTimeMetric('ready_ms', '')).toBe(true);
     expect(isTimeMetric('content_bytes', 'bytes')).toBe(false);
     expect(isTimeMetric('barrier_memory_mib', 'MiB')).toBe(false);
-    expect(verdictSentence(row({}))).toBe('vm-full:cold content_bytes is 22.600× [22.100, 23.000] larger than vm-lazy:cold; n = 8');
-    expect(verdictSentence(row({ conclusion: 'candidate faster', ratio: 0.5, ratioLow: 0.4, ratioHigh: 0.625 }))).toMatch(/is 2\.000× \[1\.600, 2\.500\] smaller than vm-lazy:cold/);
-    expect(verdictSentence(row({ metric: 'ready_ms', unit: 'ms' }))).toMatch(/is 22\.600× .* slower than vm-lazy:cold/);
+    expect(verdictSentence(row({}))).toBe('vm-full:cold content_bytes is 22.6× [22.1, 23.0] larger than vm-lazy:cold; n = 8');
+    expect(verdictSentence(row({ conclusion: 'candidate faster', ratio: 0.5, ratioLow: 0.4, ratioHigh: 0.625 }))).toMatch(/is 2\.00× \[1\.60, 2\.50\] smaller than vm-lazy:cold/);
+    expect(verdictSentence(row({ metric: 'ready_ms', unit: 'ms' }))).toMatch(/is 22\.6× .* slower than vm-lazy:cold/);
     expect(verdictSentence(row({ conclusion: 'no detected difference' }))).toBe('vm-full:cold vs vm-lazy:cold on content_bytes: no detected difference; n = 8');
     expect(conclusionWords('candidate slower', 'peak_memory_mib', 'MiB')).toBe('candidate larger');
     expect(conclusionWords('candidate faster', 'completion_ms', 'ms')).toBe('candidate faster');
