@@ -28,6 +28,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   fleet: async () => (await import('./fleet.ts')).registerFleet,
   merge: async () => (await import('./merge.ts')).registerMerge,
   model: async () => (await import('./model.ts')).registerModel,
+  serve: async () => (await import('./serve.ts')).registerServe,
   capacity: async () => (await import('./capacity.ts')).registerCapacity,
 };
 

@@ -31,5 +31,6 @@ export const COMMAND_SUMMARIES: Record<string, CommandSummary> = {
   fleet: { args: "", options: false, description: "Run one campaign across a fleet of machines (Kubernetes Indexed Jobs or Slurm job arrays); docs/fleet.md" },
   merge: { args: "<bundles...>", options: true, description: "Merge the shard bundles of one plan (sandbench run --shard i/N) into one bundle analysed with host as a block; refuses (exit 3) shards of different plans" },
   model: { args: "", options: false, description: "The deterministic scripted model service agent CLIs talk to" },
+  serve: { args: "", options: false, description: "Serve SandboxFusion-compatible endpoints on 127.0.0.1 backed by sandbench sandboxes" },
   capacity: { args: "<spec>", options: true, description: "Bisect the largest N at which every batch of a density spec passes on one backend; prints the bracket and the batches that decided it" },
 };

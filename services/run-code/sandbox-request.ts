@@ -1,0 +1,191 @@
+/**
+ * One /run_code request in a fresh sandbox, through the Executor contract's execution path: write the
+ * request's workspace, stage it, launch the in-sandbox runner, collect the program's output files,
+ * drop everything. Every phase is timed on the host clock; the runner's own figures (the program's
+ * execution time and peak RSS) come back on its RUN_CODE_RESULT line. A sandbox that ends without
+ * that line (killed, failed to start) is a SandboxError to the client, never a program result.
+ */
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CandidateFiles, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TrialContext } from '../../harness/contracts/executor.ts';
+import type { LanguageRecipe } from './languages.ts';
+import { sandboxError, type CommandRunResult, type RunCodeRequest, type RunCodeResponse } from './wire.ts';
+
+const RUNNER_SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'runner.py');
+const START_MARKER = 'RUN_CODE_START';
+const RESULT_MARKER = 'RUN_CODE_RESULT';
+/** Output returned per stream; SandboxFusion truncates too. Longer output is cut and the cut is said in the message. */
+const MAX_OUTPUT_BYTES = 1 << 20;
+/** Beyond the program's own timeouts: the sandbox's start and teardown (a podman/gVisor start under load takes seconds). */
+const SANDBOX_ALLOWANCE_MS = 60_000;
+
+/** What the server journals about a request (services/run-code/journal.ts). */
+export type RunOutcome = 'finished' | 'runtime_error' | 'timeout' | 'sandbox_error' | 'sandbox_killed';
+
+export interface RequestPhases {
+  stage_ms: number | null;
+  /** Launch spawn → the runner's RUN_CODE_START line: what the sandbox costs before the program starts. */
+  sandbox_start_ms: number | null;
+  /** The program's execution time as the runner measured it. */
+  run_ms: number | null;
+  /** Launch spawn → the sandbox's exit. */
+  sandbox_ms: number | null;
+  collect_ms: number | null;
+  teardown_ms: number | null;
+  peak_rss_kib: number | null;
+}
+
+export interface SandboxRequestResult {
+  response: RunCodeResponse;
+  outcome: RunOutcome;
+  phases: RequestPhases;
+  /** Why it was a SandboxError, for the journal. */
+  error: string | null;
+}
+
+interface RunnerStep {
+  name: string;
+  status: 'Finished' | 'TimeLimitExceeded';
+  return_code: number;
+  execution_time: number;
+  peak_rss_kib: number;
+  stdout_file: string;
+  stderr_file: string;
+}
+
+export interface SandboxRequestInput {
+  executor: Executor;
+  run: RunContext;
+  /** A directory of its own for this request (created here, removed at the end). */
+  requestDir: string;
+  requestId: string;
+  request: RunCodeRequest;
+  recipe: LanguageRecipe;
+  /** Called with the running sandbox, so a server closing mid-request can kill it. */
+  onRunning?: (running: RunningTrial) => void;
+}
+
+const msSince = (from: bigint, to: bigint = process.hrtime.bigint()) => Number(to - from) / 1e6;
+
+/** A request file path must stay inside the workspace. */
+function workspacePath(root: string, relative: string): string {
+  const clean = normalize(relative).replace(/^\/+/, '');
+  if (clean.startsWith('..') || clean === '.' || clean === '') throw new Error(`files: ${JSON.stringify(relative)} is not a path inside the workspace`);
+  return join(root, clean);
+}
+
+function writeWorkspace(baseline: string, request: RunCodeRequest, recipe: LanguageRecipe): void {
+  mkdirSync(baseline, { recursive: true });
+  for (const [path, base64] of Object.entries(request.files)) {
+    const target = workspacePath(baseline, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, base64 === null ? '' : Buffer.from(base64, 'base64'));
+  }
+  writeFileSync(join(baseline, recipe.file), request.code);
+  writeFileSync(join(baseline, '.stdin'), request.stdin ?? '');
+  copyFileSync(RUNNER_SOURCE, join(baseline, '.runner.py'));
+  const steps = [{ name: '.run', argv: [recipe.interpreter, recipe.file], timeout_s: request.run_timeout }];
+  writeFileSync(join(baseline, '.request.json'), JSON.stringify({ steps, stdin_file: '.stdin', memory_mib: request.memory_limit_MB }));
+}
+
+function runnerResult(lines: readonly OutputLine[]): RunnerStep | null {
+  const line = lines.find((entry) => entry.stream === 'stdout' && entry.text.startsWith(`${RESULT_MARKER} `));
+  if (!line) return null;
+  try {
+    const parsed = JSON.parse(line.text.slice(RESULT_MARKER.length + 1)) as { steps: RunnerStep[] };
+    return parsed.steps.at(-1) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function readOutput(candidates: CandidateFiles, file: string): Promise<{ text: string; cut: boolean }> {
+  const bytes = (await candidates.read(file)) ?? Buffer.alloc(0);
+  return { text: bytes.subarray(0, MAX_OUTPUT_BYTES).toString('utf8'), cut: bytes.length > MAX_OUTPUT_BYTES };
+}
+
+async function fetchFiles(candidates: CandidateFiles, paths: readonly string[]): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const path of paths) {
+    const bytes = await candidates.read(normalize(path).replace(/^\/+/, ''));
+    if (bytes) files[path] = bytes.toString('base64');
+  }
+  return files;
+}
+
+/** SandboxFusion's mapping: run status Finished with exit 0 → Success; anything else the program did → Failed. */
+function programResponse(step: RunnerStep, stdout: string, stderr: string, message: string, files: Record<string, string>): { response: RunCodeResponse; outcome: RunOutcome } {
+  const runResult: CommandRunResult = { status: step.status, execution_time: step.execution_time, return_code: step.return_code, stdout, stderr };
+  const success = step.status === 'Finished' && step.return_code === 0;
+  const outcome: RunOutcome = step.status === 'TimeLimitExceeded' ? 'timeout' : success ? 'finished' : 'runtime_error';
+  return { response: { status: success ? 'Success' : 'Failed', message, compile_result: null, run_result: runResult, executor_pod_name: null, files }, outcome };
+}
+
+function endedWithoutResult(exit: ExitInfo, lines: readonly OutputLine[]): { outcome: RunOutcome; error: string } {
+  const tail = lines.slice(-3).map((line) => line.text.slice(0, 200)).join(' | ');
+  const how = exit.infraFailure ? `${exit.infraFailure.category}: ${exit.infraFailure.reason}` : exit.timedOut ? 'the sandbox overran its allowance and was killed' : `exit ${exit.exitCode ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''}`;
+  const killed = exit.infraFailure?.category === 'killed_externally' || (exit.signal !== null && !exit.timedOut);
+  return { outcome: killed ? 'sandbox_killed' : 'sandbox_error', error: `the sandbox ended before the program's result (${how})${tail ? `; last output: ${tail}` : ''}` };
+}
+
+export async function runInFreshSandbox(input: SandboxRequestInput): Promise<SandboxRequestResult> {
+  const { executor, request } = input;
+  const phases: RequestPhases = { stage_ms: null, sandbox_start_ms: null, run_ms: null, sandbox_ms: null, collect_ms: null, teardown_ms: null, peak_rss_kib: null };
+  const baseline = join(input.requestDir, 'baseline');
+  const trial: TrialContext = {
+    run: input.run,
+    trialId: input.requestId,
+    baselineWorkspace: baseline,
+    trialDir: join(input.requestDir, 'trial'),
+    timeoutMs: (request.compile_timeout + request.run_timeout) * 1000 + SANDBOX_ALLOWANCE_MS,
+    controls: { cpus: null, memoryMiB: null },
+    budget: null,
+  };
+  const scratch = input.run.cleanup.register('tempdir', input.requestDir, () => rmSync(input.requestDir, { recursive: true, force: true }));
+  let result: Omit<SandboxRequestResult, 'phases'>;
+  try {
+    result = await stageRunCollect(input, trial, baseline, phases);
+  } catch (error) {
+    result = { response: sandboxError(`sandbench: ${error instanceof Error ? error.message : String(error)}`), outcome: 'sandbox_error', error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    const teardownStart = process.hrtime.bigint();
+    await executor.finishTrial(trial).catch(() => undefined);
+    await input.run.cleanup.release(scratch);
+    phases.teardown_ms = msSince(teardownStart);
+  }
+  return { ...result, phases };
+}
+
+async function stageRunCollect(input: SandboxRequestInput, trial: TrialContext, baseline: string, phases: RequestPhases): Promise<Omit<SandboxRequestResult, 'phases'>> {
+  const { executor, request } = input;
+  const stageStart = process.hrtime.bigint();
+  mkdirSync(trial.trialDir, { recursive: true });
+  writeWorkspace(baseline, request, input.recipe);
+  const binding = await executor.stageWorkspace(trial);
+  phases.stage_ms = msSince(stageStart);
+
+  const running = await executor.launch(trial, { argv: ['/usr/bin/python3', '.runner.py', '.request.json'], env: { PYTHONDONTWRITEBYTECODE: '1' }, stdin: 'none' });
+  const killer = input.run.cleanup.register('process', `run-code ${input.requestId}`, () => running.kill('run-code server closing'));
+  input.onRunning?.(running);
+  const exit = await running.exit;
+  input.run.cleanup.forget(killer);
+  phases.sandbox_ms = msSince(running.tSpawnNs, exit.tExitNs);
+  const start = running.lines.find((line) => line.stream === 'stdout' && line.text === START_MARKER);
+  if (start) phases.sandbox_start_ms = msSince(running.tSpawnNs, start.tNs);
+
+  const step = runnerResult(running.lines);
+  if (!step) {
+    const ended = endedWithoutResult(exit, running.lines);
+    return { response: sandboxError(`sandbench: ${ended.error}`), ...ended };
+  }
+  phases.run_ms = step.execution_time * 1000;
+  phases.peak_rss_kib = step.peak_rss_kib;
+  const collectStart = process.hrtime.bigint();
+  const candidates = await executor.collect(trial, binding);
+  const [stdout, stderr] = await Promise.all([readOutput(candidates, step.stdout_file), readOutput(candidates, step.stderr_file)]);
+  const files = await fetchFiles(candidates, request.fetch_files);
+  phases.collect_ms = msSince(collectStart);
+  const message = stdout.cut || stderr.cut ? `output cut at ${MAX_OUTPUT_BYTES} bytes per stream` : '';
+  return { ...programResponse(step, stdout.text, stderr.text, message, files), error: null };
+}
