@@ -11,6 +11,7 @@ type Registrar = (program: Command) => void;
 export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   doctor: async () => (await import('./doctor.ts')).registerDoctor,
   init: async () => (await import('./init.ts')).registerInit,
+  schema: async () => (await import('./schema.ts')).registerSchema,
   plan: async () => (await import('./plan.ts')).registerPlan,
   run: async () => (await import('./run.ts')).registerRun,
   verify: async () => (await import('./verify.ts')).registerVerify,

@@ -14,6 +14,7 @@ export interface CommandSummary {
 export const COMMAND_SUMMARIES: Record<string, CommandSummary> = {
   doctor: { args: "", options: true, description: "One line per backend: available or not, version, and the reason and fix when not" },
   init: { args: "[kind]", options: true, description: "Write a commented starter spec for a kind (default shell-ready) to stdout or --out <file>; edit it, then sandbench run it" },
+  schema: { args: "[name]", options: false, description: "Print the JSON Schema of the spec, a --json output or a bundle file (schemas/*.json); without a name, list them" },
   plan: { args: "<spec>", options: true, description: "Print the seeded schedule a spec would run, without running anything (same seed → identical output)" },
   run: { args: "[spec]", options: true, description: "Run an experiment spec: seeded interleaved trials on real backends → a verifiable bundle" },
   verify: { args: "<bundle>", options: true, description: "Re-hash every file of a bundle against manifest.json, and with --signer check its signatures; exit 0 when intact, 1 naming each changed file or failed signature" },
