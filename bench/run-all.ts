@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   fidelity: async () => (await import('./fidelity.bench.ts')).runFidelityBench(),
   model: async () => (await import('./model.bench.ts')).runModelBench(),
   rollout: async () => (await import('./rollout.bench.ts')).runRolloutBench(),
+  'harness-scale': async () => (await import('./harness-scale.bench.ts')).runHarnessScaleBench(),
 };
 
 const selected = process.argv.slice(2).filter((name) => name !== '--');
