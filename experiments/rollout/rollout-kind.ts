@@ -32,6 +32,7 @@ import { proveTasksSolvable } from './solvability-pass.ts';
 import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
 import type { TaskSet } from './task-contract.ts';
 import type { SolvabilityVerdict } from './tasks/solvability.ts';
+import type { GraderChoice } from './tasks/swebench-evaluator.ts';
 import { loadTaskSet } from './tasks/index.ts';
 
 export const ROLLOUT_ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'run-rollout-agent.sh');
@@ -39,7 +40,7 @@ export const BUILTIN_AGENT_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout',
 
 export interface RolloutKindDeps {
   /** Load the spec's task set (default: experiments/rollout/tasks loadTaskSet), baselines under cacheDir. */
-  loadTasks?(name: string, options: { cacheDir: string; taskIds?: readonly string[]; log: (line: string) => void }): Promise<TaskSet>;
+  loadTasks?(name: string, options: TaskLoadOptions): Promise<TaskSet>;
   /** The built-in agent's file (default experiments/rollout/agent/agent.py). */
   agentScript?: string;
   /** Test hook (fault injection): each attempt's agent sandbox right after launch. */
@@ -60,9 +61,16 @@ interface RunState {
   cells: Map<string, Promise<Map<string, TrialRecord>>>;
 }
 
-async function defaultLoadTasks(name: string, options: { cacheDir: string; taskIds?: readonly string[]; log: (line: string) => void }): Promise<TaskSet> {
+interface TaskLoadOptions {
+  cacheDir: string;
+  taskIds?: readonly string[];
+  grader?: GraderChoice;
+  log: (line: string) => void;
+}
+
+async function defaultLoadTasks(name: string, options: TaskLoadOptions): Promise<TaskSet> {
   const path = name.endsWith('.jsonl') && !isAbsolute(name) ? join(PROJECT_ROOT, name) : name;
-  const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log });
+  const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log, ...(options.grader ? { grader: options.grader } : {}) });
   if (!options.taskIds) return set;
   const chosen = options.taskIds.map((id) => {
     const task = set.tasks.find((t) => t.id === id);
@@ -138,7 +146,7 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
       if (arms.some((arm) => arm.cli === null) && !existsSync(agentScript)) throw new UserError(`rollout: the built-in agent ${agentScript} is missing (experiments/rollout/agent/agent.py ships with sandbench)`);
       const scratch = runScratchDir(ctx.run.stateDir, ctx.run.runId);
       const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
-      const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
+      const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, grader: options.grader, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
       if (taskSet.tasks.length === 0) throw new UserError(`rollout.tasks: task set ${options.tasks} has no task`);
       // Before any attempt scores: a broken task must not pass for a weak agent (issue 30, item 4).
       const invalidTasks = await proveTasksSolvable({ run: ctx.run, taskSet, options, scoringExecutor: ctx.executorFor(scoringArm(options)), cacheDir });

@@ -112,6 +112,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       reward: ok ? result.score!.reward : null,
       tests_passed: result.score?.passed ?? null,
       tests_failed: result.score?.failed ?? null,
+      grade: result.score?.grade ?? null,
       candidate: result.candidate,
       trajectory: result.trajectory,
       scoring: result.scoring,

@@ -38,6 +38,12 @@ export const RolloutSpecSchema = z
      * `task_invalid` (infrastructure, never reward 0) without running them.
      */
     invalid_tasks: z.enum(['refuse', 'record']).default('refuse'),
+    /**
+     * Who grades a candidate: `unittest` (sandbench's stdlib runner), `swebench` (swebench 5.0.2's
+     * make_test_spec + get_eval_report over the eval script's log, in a host venv built on first use),
+     * or `both` (swebench's reward, the unittest grader's beside it in facts.grade for agreement).
+     */
+    grader: z.enum(['unittest', 'swebench', 'both']).default('unittest'),
     /** Only these task ids of the set (default: all). */
     task_ids: z.array(z.string().min(1)).min(1).optional(),
     /** Rollout attempts per cell (a closed loop of C workers runs them). */

@@ -75,7 +75,7 @@ export async function scoreCandidate(input: ScoringInput): Promise<ScoringResult
   if (scoringExit.timedOut || scoringExit.infraFailure) {
     return { score: null, failure: { category: scoringExit.timedOut ? 'timeout' : scoringExit.infraFailure!.category, note: `scoring sandbox: ${scoringExit.timedOut ? 'timed out' : scoringExit.infraFailure!.reason}`, stage: 'sandbox' }, scoring, parsedNs: null, trial };
   }
-  const score = input.evaluator.parseScore({ exitCode: scoringExit.exitCode, stdout, stderr });
+  const score = await input.evaluator.parseScore({ exitCode: scoringExit.exitCode, stdout, stderr });
   const parsedNs = process.hrtime.bigint();
   if (score.evaluatorError) return { score: null, failure: { category: 'recording_failed', note: `evaluator could not judge: ${score.evaluatorError}`, stage: 'evaluator' }, scoring, parsedNs, trial };
   return { score, failure: null, scoring, parsedNs, trial };

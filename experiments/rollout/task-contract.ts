@@ -66,7 +66,7 @@ export interface TaskEvaluator {
    */
   readonly deadlineMs?: number;
   /** The score from the scoring command's outcome; a crash of the tests is reward 0, not an error. */
-  parseScore(outcome: { exitCode: number | null; stdout: string; stderr: string }): TaskScore;
+  parseScore(outcome: { exitCode: number | null; stdout: string; stderr: string }): TaskScore | Promise<TaskScore>;
 }
 
 export interface CandidateFiles {
@@ -85,8 +85,22 @@ export interface TaskScore {
   readonly failed: readonly string[];
   /** Each required test's status as the grader reported it (pass, fail, error, skip, missing, ...). */
   readonly statuses?: Readonly<Record<string, string>>;
+  /** Which grader decided and how (swebench's resolution FULL/PARTIAL/NO and parser; `both`: the unittest grader's reward beside it). */
+  readonly grade?: TaskGrade;
   /** Set when the evaluator itself could not judge (unparseable output): an infrastructure failure, not reward 0. */
   readonly evaluatorError?: string;
+}
+
+export interface TaskGrade {
+  readonly grader: string;
+  readonly parser: string;
+  readonly resolution: 'FULL' | 'PARTIAL' | 'NO';
+  /** swebench found test results in the log (else its verdict is NO by its own rules). */
+  readonly parsed: boolean;
+  readonly grade_ms: number;
+  /** `grader: both`: the stdlib unittest grader's reward on the same run (null when it could not judge). */
+  readonly unittest_reward?: number | null;
+  readonly unittest_error?: string | null;
 }
 
 /** A loaded task set: what a spec's `rollout.tasks` names. */

@@ -18,7 +18,9 @@ import type { AttemptPath, RolloutTask, TaskSet } from '../task-contract.ts';
 import { cachedEntry } from './baseline-cache.ts';
 import { unittestTarget, TEST_ID_FORMS, type TestRef } from './test-ids.ts';
 import { treeDigest } from './tree-digest.ts';
-import { testDeadline as deadline, UnittestEvaluator } from './unittest-evaluator.ts';
+import { evaluatorFor, type GraderChoice } from './swebench-evaluator.ts';
+import { ensureSwebenchGrader } from './swebench-venv.ts';
+import { DEFAULT_TEST_DEADLINE_S, testDeadline as deadline, UnittestEvaluator } from './unittest-evaluator.ts';
 
 export const BUILTIN_TASKS_DIR = join(PROJECT_ROOT, 'data', 'rollout-tasks', 'builtin');
 export const BUILTIN_SCRIPT = join(PROJECT_ROOT, 'data', 'model-scripts', 'rollout-builtin.yaml');
@@ -105,6 +107,8 @@ export interface LoadOptions {
   readonly log?: (line: string) => void;
   /** The scoring runner's own deadline on the tests (evaluator.deadlineMs); default 45 s. */
   readonly testDeadlineSeconds?: number;
+  /** Who grades (default: sandbench's stdlib unittest runner); see SweBenchEvaluator. */
+  readonly grader?: GraderChoice;
   /** Overrides for tests: another task directory or script. */
   readonly tasksDir?: string;
   readonly scriptPath?: string;
@@ -133,6 +137,7 @@ export async function loadBuiltinTaskSet(opts: LoadOptions): Promise<TaskSet> {
     return { commits };
   });
   opts.log?.(`rollout tasks: builtin (${defs.length} tasks) ${entry.built ? 'prepared' : 'reused'} at ${entry.dir}`);
+  const grader = (opts.grader ?? 'unittest') === 'unittest' ? null : await ensureSwebenchGrader(opts.log);
   const tasks: RolloutTask[] = defs.map((def) => {
     const repoDir = join(entry.dir, def.id);
     const baseCommit = entry.meta.commits[def.id];
@@ -145,7 +150,12 @@ export async function loadBuiltinTaskSet(opts: LoadOptions): Promise<TaskSet> {
       prompt: def.prompt,
       scriptPath,
       scriptTaskId: (path: AttemptPath) => builtinScriptTask(def.id, path),
-      evaluator: new UnittestEvaluator({ label: 'builtin', baselineDir: repoDir, failToPass: def.failToPass, passToPass: def.passToPass, ...deadline(opts.testDeadlineSeconds) }),
+      evaluator: evaluatorFor(
+        opts.grader ?? 'unittest',
+        new UnittestEvaluator({ label: 'builtin', baselineDir: repoDir, failToPass: def.failToPass, passToPass: def.passToPass, ...deadline(opts.testDeadlineSeconds) }),
+        { instanceId: def.id, repo: `sandbench-builtin/${def.id}`, version: String(GENERATOR_VERSION), failToPass: def.failToPass, passToPass: def.passToPass, rowScript: null, timeoutSeconds: opts.testDeadlineSeconds ?? DEFAULT_TEST_DEADLINE_S },
+        grader,
+      ),
       tests: { failToPass: def.failToPass.map((test) => test.id), passToPass: def.passToPass.map((test) => test.id) },
       gold: { kind: 'shell', commands: shellCommands(script, builtinScriptTask(def.id, 'right')) },
     };

@@ -17,6 +17,7 @@
 import { existsSync } from 'node:fs';
 import { UserError } from '../../../harness/errors.ts';
 import type { TaskSet } from '../task-contract.ts';
+import type { GraderChoice } from './swebench-evaluator.ts';
 import { loadBuiltinTaskSet } from './builtin.ts';
 import { loadSweTaskSet, SWE_FIXTURE_JSONL, type RepoSource } from './swe-bench.ts';
 
@@ -34,6 +35,8 @@ export interface LoadTaskSetOptions {
   readonly log?: (line: string) => void;
   /** The scoring runner's own deadline on the tests (evaluator.deadlineMs, default 45 s): keep it under the scoring sandbox's timeout. */
   readonly testDeadlineSeconds?: number;
+  /** Who grades: `unittest` (default), `swebench` (swebench 5.0.2's rules), `both` (swebench's reward, unittest's beside it). */
+  readonly grader?: GraderChoice;
 }
 
 export async function loadTaskSet(ref: string, opts: LoadTaskSetOptions): Promise<TaskSet> {

@@ -20,7 +20,9 @@ import { gitIn } from './git.ts';
 import { FIXTURE_REPO_OWNER, ensureFixtureRepos } from './swe-fixture.ts';
 import { readSweInstances, type SweInstance } from './swe-instances.ts';
 import { scriptTaskIds, sweModelScript } from './swe-script.ts';
-import { testDeadline as deadline, UnittestEvaluator } from './unittest-evaluator.ts';
+import { evaluatorFor, type GraderChoice } from './swebench-evaluator.ts';
+import { ensureSwebenchGrader } from './swebench-venv.ts';
+import { DEFAULT_TEST_DEADLINE_S, testDeadline as deadline, UnittestEvaluator } from './unittest-evaluator.ts';
 
 export const SWE_FIXTURE_JSONL = join(PROJECT_ROOT, 'data', 'rollout-tasks', 'swe-fixture.jsonl');
 /** Bumped when baselines or the generated script change shape (part of the cache key). */
@@ -35,6 +37,8 @@ export interface SweLoadOptions {
   readonly log?: (line: string) => void;
   /** The scoring runner's own deadline on the tests (evaluator.deadlineMs); default 45 s. */
   readonly testDeadlineSeconds?: number;
+  /** Who grades: sandbench's stdlib unittest runner (default), swebench 5.0.2's rules, or both (swebench's reward). */
+  readonly grader?: GraderChoice;
 }
 
 function at(file: string, instance: SweInstance): string {
@@ -129,6 +133,7 @@ export async function loadSweTaskSet(file: string, opts: SweLoadOptions): Promis
   });
   opts.log?.(`rollout tasks: ${setId} (${instances.length} SWE-bench-format instances) ${entry.built ? 'prepared' : 'reused'} at ${entry.dir}`);
   const scriptPath = join(entry.dir, 'model-script.yaml');
+  const grader = (opts.grader ?? 'unittest') === 'unittest' ? null : await ensureSwebenchGrader(opts.log);
   const tasks: RolloutTask[] = instances.map((instance) => {
     const repoDir = join(entry.dir, 'baselines', instance.instanceId);
     const scriptIds = scriptTaskIds(instance.instanceId);
@@ -142,7 +147,12 @@ export async function loadSweTaskSet(file: string, opts: SweLoadOptions): Promis
         `Fix the issue in ${instance.repo} (the repository in the current directory) so that these tests pass: ${instance.failToPass.map((test) => test.id).join(', ')}. Do not change the tests.`,
       scriptPath,
       scriptTaskId: (path: AttemptPath) => (path === 'right' ? scriptIds.right : scriptIds.wrong),
-      evaluator: new UnittestEvaluator({ label: 'swe-bench', baselineDir: repoDir, failToPass: instance.failToPass, passToPass: instance.passToPass, testPatch: instance.testPatch, ...deadline(opts.testDeadlineSeconds) }),
+      evaluator: evaluatorFor(
+        opts.grader ?? 'unittest',
+        new UnittestEvaluator({ label: 'swe-bench', baselineDir: repoDir, failToPass: instance.failToPass, passToPass: instance.passToPass, testPatch: instance.testPatch, ...deadline(opts.testDeadlineSeconds) }),
+        { instanceId: instance.instanceId, repo: instance.repo, version: instance.version ?? '0', failToPass: instance.failToPass, passToPass: instance.passToPass, rowScript: instance.evalScript, timeoutSeconds: opts.testDeadlineSeconds ?? DEFAULT_TEST_DEADLINE_S },
+        grader,
+      ),
       tests: { failToPass: instance.failToPass.map((test) => test.id), passToPass: instance.passToPass.map((test) => test.id) },
       gold: { kind: 'patch', patch: instance.patch },
     };

@@ -20,6 +20,9 @@ export interface SweInstance {
   readonly failToPass: readonly TestRef[];
   readonly passToPass: readonly TestRef[];
   readonly problemStatement: string | null;
+  /** SWE-bench 5 rows: version, and their own eval script + log parser for `grader: swebench` (null: generated). */
+  readonly version: string | null;
+  readonly evalScript: { readonly evalScript: string; readonly logParser: string; readonly evalType: string } | null;
   /** 1-based line in the file (for later errors: unknown repo, absent commit, patch that does not apply). */
   readonly line: number;
 }
@@ -49,6 +52,10 @@ const Instance = z.object({
   FAIL_TO_PASS: TestList,
   PASS_TO_PASS: TestList,
   problem_statement: z.string().optional(),
+  version: z.union([z.string(), z.number()]).optional(),
+  eval_script: z.string().min(1).optional(),
+  log_parser: z.string().min(1).optional(),
+  eval_type: z.enum(['pass_and_fail', 'fail_only']).optional(),
 });
 
 const FIELD_HELP: Record<string, string> = {
@@ -60,6 +67,9 @@ const FIELD_HELP: Record<string, string> = {
   FAIL_TO_PASS: 'give a list of test ids, or a JSON-encoded list as SWE-bench ships it (e.g. "[\\"tests.test_x.Case.test_y\\"]")',
   PASS_TO_PASS: 'give a list of test ids (possibly empty), or a JSON-encoded list as SWE-bench ships it',
   problem_statement: 'give the issue text as a string',
+  eval_script: 'give the SWE-bench 5 eval script (bash) together with log_parser, or leave both out',
+  log_parser: 'give a swebench PARSER_REGISTRY name (e.g. "parse_log_pytest") together with eval_script, or leave both out',
+  eval_type: 'give "pass_and_fail" or "fail_only"',
 };
 
 function where(file: string, line: number, id: string | null): string {
@@ -102,6 +112,10 @@ export function parseSweInstances(text: string, file: string): SweInstance[] {
     const first = seen.get(data.instance_id);
     if (first !== undefined) throw new UserError(`${at}: field instance_id: "${data.instance_id}" is also the id on line ${first}; instance ids must be unique`);
     seen.set(data.instance_id, line);
+    if ((data.eval_script === undefined) !== (data.log_parser === undefined)) {
+      const missing = data.eval_script === undefined ? 'eval_script' : 'log_parser';
+      throw new UserError(`${at}: field ${missing}: missing; ${FIELD_HELP[missing]}`);
+    }
     if (data.FAIL_TO_PASS.length === 0) throw new UserError(`${at}: field FAIL_TO_PASS: the list is empty; an instance needs at least one test the gold patch makes pass`);
     for (const field of ['patch', 'test_patch'] as const) {
       if (splitPatch(data[field]).length === 0) throw new UserError(`${at}: field ${field}: no "diff --git" section; ${FIELD_HELP[field]}`);
@@ -115,6 +129,8 @@ export function parseSweInstances(text: string, file: string): SweInstance[] {
       failToPass: refs(data.FAIL_TO_PASS, at, 'FAIL_TO_PASS'),
       passToPass: refs(data.PASS_TO_PASS, at, 'PASS_TO_PASS'),
       problemStatement: data.problem_statement ?? null,
+      version: data.version === undefined ? null : String(data.version),
+      evalScript: data.eval_script && data.log_parser ? { evalScript: data.eval_script, logParser: data.log_parser, evalType: data.eval_type ?? 'pass_and_fail' } : null,
       line,
     });
   });

@@ -24,7 +24,7 @@ export async function scoreCandidate(task: RolloutTask, candidate: CandidateFile
   await task.evaluator.stageScoringWorkspace(scoring, candidate);
   const [cmd, ...args] = task.evaluator.scoringArgv;
   const run = await execa(cmd!, args, { cwd: scoring, reject: false });
-  return task.evaluator.parseScore({ exitCode: run.exitCode ?? null, stdout: String(run.stdout), stderr: String(run.stderr) });
+  return await task.evaluator.parseScore({ exitCode: run.exitCode ?? null, stdout: String(run.stdout), stderr: String(run.stderr) });
 }
 
 /** Content of every file below `dir` (but .git), by relative path. */
