@@ -253,13 +253,36 @@ export async function engineLoggedKill(engine: ContainerEngine, name: string, si
   return result.exitCode === 0 && result.stdout.split('\n').some((line) => line.trim() === 'kill');
 }
 
-/** The engine's own start failures (exit 125 plus its error line), told apart from a task exiting 125. */
+/**
+ * Exit codes the engines give their own failures, not the task's: 125 the engine's error, 126 the
+ * runtime could not start the container's command (an OCI runtime error: crun refusing a cgroup v1
+ * hybrid host, runsc missing a flag it needs), 127 the command was not found in the image.
+ */
+const ENGINE_EXITS = new Set([125, 126, 127]);
+/** The engine's own error line; a task's stderr does not start with it. */
+const ENGINE_ERROR_LINE: Record<EngineKind, RegExp> = { podman: /^Error: /, docker: /^docker: |^Error response from daemon/ };
+/**
+ * The runtime made the container but could not exec the task's own argv (runc, through podman or
+ * docker: `exec: "<argv0>": stat <argv0>: no such file or directory` / `exec: "<argv0>": permission
+ * denied`): the task named a command its image lacks, which is the task's failure, not the runtime's.
+ */
+const TASK_COMMAND_REFUSED = /exec: "[^"]*": (stat [^:]*: no such file or directory|permission denied|executable file not found)/;
+/** How many stderr lines before the engine's error are kept: a runtime prints its own cause there (runsc's "starting container: ..."). */
+export const RUNTIME_MESSAGE_LINES = 3;
+
+/**
+ * The engine's or the runtime's start failures (exit 125–127 plus the engine's error line, the
+ * container never having said it was ready), told apart from a task exiting 125–127: infrastructure
+ * (`setup_failed`), with the runtime's own words as the reason.
+ */
 export function classifyEngineExit(kind: EngineKind, info: ExitInfo, lines: readonly OutputLine[]): ExitInfo['infraFailure'] {
-  if (info.timedOut || info.exitCode !== 125) return undefined;
+  if (info.timedOut || info.exitCode === null || !ENGINE_EXITS.has(info.exitCode)) return undefined;
   if (lines.some((line) => line.stream === 'stdout' && line.text.startsWith('REFERENCE_READY'))) return undefined;
-  const pattern = kind === 'podman' ? /^Error: / : /^docker: |^Error response from daemon/;
-  const errorLine = lines.find((line) => line.stream === 'stderr' && pattern.test(line.text));
-  return errorLine ? { category: 'setup_failed', reason: `${kind} run: ${errorLine.text}` } : undefined;
+  const stderr = lines.filter((line) => line.stream === 'stderr' && line.text.trim() !== '');
+  const errorAt = stderr.findIndex((line) => ENGINE_ERROR_LINE[kind].test(line.text));
+  if (errorAt < 0 || (info.exitCode !== 125 && TASK_COMMAND_REFUSED.test(stderr[errorAt]!.text))) return undefined;
+  const message = stderr.slice(Math.max(0, errorAt - RUNTIME_MESSAGE_LINES), errorAt + 1).map((line) => line.text.trim());
+  return { category: 'setup_failed', reason: `${kind} run exited ${info.exitCode}, the container never started: ${message.join(' | ')}` };
 }
 
 export interface ContainerPids {

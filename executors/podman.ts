@@ -3,13 +3,15 @@
  * with runc, no network and explicit rlimits (backend-notes: Podman). The workspace is a per-trial
  * host copy bind-mounted writable: Podman writes through, which the results report as such.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import type { ProbeResult } from '../harness/contracts/executor.ts';
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
-import { cgroupMode, CONTAINER_ULIMITS, createContainerExecutor, firstLine, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
+import { cgroupMode, CONTAINER_ULIMITS, createContainerExecutor, engineExec, firstLine, RUNTIME_MESSAGE_LINES, type ContainerEngine, type ContainerExecutor } from './container-common.ts';
 
 export const PODMAN: ContainerEngine = { kind: 'podman', cli: 'podman', globalArgs: [], env: {} };
 
@@ -100,15 +102,53 @@ async function probePodman(): Promise<ProbeResult> {
   return { backend: 'podman', available: true, version: `podman ${info.version.Version}`, details };
 }
 
+/**
+ * A real tiny container start with `runtime` (the arm's build.runtime), before any trial, so a
+ * runtime that cannot start a container here is named with its own message instead of failing
+ * every trial: podman's `--rootfs` on a read-only root holding one static busybox as /bin/true, no
+ * network, the trials' own cgroup manager and rlimits. `skipped` when the host has no static busybox.
+ */
+export async function podmanStartCheck(runtime: string, busybox = '/bin/busybox'): Promise<{ failure: string | null; skipped?: string }> {
+  if (!existsSync(busybox)) return { failure: null, skipped: `no ${busybox} to build a start-check root from` };
+  const root = mkdtempSync(join(tmpdir(), 'sandbench-start-check-'));
+  try {
+    mkdirSync(join(root, 'bin'));
+    copyFileSync(busybox, join(root, 'bin', 'true'));
+    const args = ['--cgroup-manager', 'cgroupfs', 'run', '--rm', '--network', 'none', '--runtime', runtime, ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]), '--read-only', '--rootfs', root, '/bin/true'];
+    const result = await engineExec(PODMAN, args, 60_000);
+    if (result.exitCode === 0) return { failure: null };
+    const said = `${result.stderr}\n${result.stdout}`.split('\n').map((line) => line.trim()).filter(Boolean);
+    return { failure: `\`podman run --runtime ${runtime}\` exited ${result.exitCode}: ${said.slice(-RUNTIME_MESSAGE_LINES - 1).join(' | ') || '(no message)'}` };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The probe plus, for an arm with its own build.runtime, that runtime's identity and a real start. */
+async function probeWithBuild(build: ArmBuild | undefined): Promise<ProbeResult> {
+  const result = await probePodman();
+  if (!result.available || !build) return result;
+  const details = { ...result.details, ...(await buildBinaryDetails(build)) };
+  if (!build.runtime) return { ...result, details };
+  const check = await podmanStartCheck(build.runtime);
+  if (check.skipped) return { ...result, details: { ...details, start_check: `skipped: ${check.skipped}` } };
+  if (check.failure === null) return { ...result, details: { ...details, start_check: 'a container started with this runtime' } };
+  return {
+    ...result,
+    available: false,
+    details,
+    reason: `runtime ${build.runtime} cannot start a container here: ${check.failure}`,
+    fix: 'fix or replace the arm\'s build.runtime (docs/backends.md, Recipes), or pass --keep-going to record the arm as skipped',
+    startFailed: true,
+  };
+}
+
 export function createPodmanExecutor(variant: string | null = null, build?: ArmBuild): ContainerExecutor {
   return createContainerExecutor({
     backend: 'podman',
     variant,
     // The arm's build.runtime replaces runc for this arm only; its path, sha256 and version join the probe as build_* details.
-    probe: async () => {
-      const result = await probePodman();
-      return result.available && build ? { ...result, details: { ...result.details, ...(await buildBinaryDetails(build)) } } : result;
-    },
+    probe: () => probeWithBuild(build),
     runtime: build?.runtime,
     // Podman is daemonless: nothing to start or stop.
     start: async () => PODMAN,

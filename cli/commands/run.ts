@@ -17,6 +17,7 @@ interface RunFlags extends SpecOverrides {
   resume?: string;
   dockerHost?: string;
   requireAll?: boolean;
+  keepGoing?: boolean;
   json?: boolean;
   shard?: ShardSelector;
 }
@@ -34,6 +35,7 @@ export function registerRun(program: Command): void {
     .option('--resume <bundle>', 'continue a run that was killed, re-running the trial that was in flight')
     .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
     .option('--require-all', 'fail instead of skipping arms whose backend is unavailable')
+    .option('--keep-going', 'record an arm whose build cannot start a sandbox (a real start before the first trial) as skipped instead of refusing the run')
     .addHelpText('after', `\nExit codes: 0 ok; 2 bad input; ${EXIT_INFRASTRUCTURE} infrastructure: the disk filled mid-run (the message names the path, the free space and the \`run --resume\` command; the journal stays resumable); ${EXIT_NO_VALID_TRIALS} when an arm ended with zero valid formal trials (named on stderr with its dominant failure category; the bundle is still written and verifiable); 130/143 interrupted.`)
     .option('--json', 'print the analysis as one JSON document on stdout (as `analyze --json`); the summary table and the bundle path go to stderr')
     .option('--shard <i/N>', 'run only shard i of N (blocks b with b mod N = i) of the plan, for `sandbench merge` (docs/fleet.md)', parseShard('--shard'))
@@ -56,6 +58,7 @@ export function registerRun(program: Command): void {
         resume: flags.resume,
         dockerHost: flags.dockerHost,
         requireAll: Boolean(flags.requireAll),
+        keepGoing: Boolean(flags.keepGoing),
         shard: flags.shard,
         log,
         wiring: await runWiring(),

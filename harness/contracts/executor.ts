@@ -20,6 +20,11 @@ export interface ProbeResult {
   reason?: string;
   /** What to run to fix it, one line. */
   fix?: string;
+  /**
+   * The backend is there but a real tiny sandbox start with this arm's build failed (e.g. crun on a
+   * cgroup v1 hybrid host): `run` refuses the arm before its first trial, unless --keep-going.
+   */
+  startFailed?: boolean;
 }
 
 /**

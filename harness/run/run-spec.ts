@@ -46,6 +46,8 @@ export interface RunRequest {
   resume?: string;
   dockerHost?: string;
   requireAll: boolean;
+  /** Record an arm whose build cannot start a sandbox as skipped instead of refusing the run. */
+  keepGoing?: boolean;
   /** Run only this shard's blocks of the plan (`--shard i/N`, harness/fleet/shard-plan.ts). */
   shard?: ShardSelector;
   log: (message: string) => void;
@@ -65,10 +67,18 @@ function experimentFor(spec: Spec, wiring: RunWiring): Experiment {
   return experiment;
 }
 
-/** Drop arms whose backend is unavailable (recorded), or refuse with --require-all. */
-function keepAvailableArms(spec: Spec, availability: ArmAvailability[], requireAll: boolean): { spec: Spec; skipped: ResolvedSpec['skipped_arms'] } {
+/**
+ * Drop arms whose backend is unavailable (recorded), or refuse with --require-all. An arm whose build
+ * failed a real start (probe.startFailed) is refused before the first trial even without it, since
+ * every trial of it would fail: --keep-going records it as skipped instead.
+ */
+function keepAvailableArms(spec: Spec, availability: ArmAvailability[], requireAll: boolean, keepGoing = false): { spec: Spec; skipped: ResolvedSpec['skipped_arms'] } {
   const missing = availability.filter((entry) => !entry.probe.available);
   const skipped = missing.map((entry) => ({ arm: armLabel(entry.arm), reason: `${entry.probe.reason ?? 'unavailable'}${entry.probe.fix ? ` (fix: ${entry.probe.fix})` : ''}` }));
+  const cannotStart = missing.filter((entry) => entry.probe.startFailed);
+  if (cannotStart.length > 0 && !keepGoing) {
+    throw new UserError(`arms: ${cannotStart.map((entry) => `arm ${armLabel(entry.arm)} cannot start: ${entry.probe.reason}`).join('; ')} — fix the arm's build, or pass --keep-going to record it as skipped`);
+  }
   if (skipped.length > 0 && requireAll) {
     throw new UserError(`arms: ${skipped.map((s) => `${s.arm}: ${s.reason}`).join('; ')} — install the backend or drop --require-all`);
   }
@@ -92,7 +102,7 @@ async function startFresh(request: RunRequest): Promise<StartedRun> {
   const { loaded, spec: overridden } = resolveGivenSpec(request.specPath, request.overrides, request.wiring.specKinds);
   const experiment = experimentFor(overridden, request.wiring);
   const availability = await probeArms(experiment.executorArms(overridden), await request.wiring.executorsFor(overridden), armBuilds(overridden));
-  const kept = keepAvailableArms(overridden, availability, request.requireAll);
+  const kept = keepAvailableArms(overridden, availability, request.requireAll, request.keepGoing);
   for (const entry of kept.skipped) request.log(`skipping arm ${entry.arm}: ${entry.reason}`);
   const fullPlan = experiment.plan(kept.spec);
   const plan = request.shard ? shardPlan(fullPlan, request.shard, readHostIdentity()) : fullPlan;
