@@ -8,10 +8,12 @@
  * baselines' digests before and after (never modified), the budget's OOM kills per attempt; per
  * attempt, the peak of the attempt's own child cgroup (its memory, whatever the backend).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type RunningTrial, type TaskCommand } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { memoryScratchDir } from '../../harness/run/memory-scratch.ts';
+import type { ResourceHandle } from '../../harness/run/cleanup-registry.ts';
 import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { PEAK_SAMPLE_INTERVAL_MS, startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
@@ -21,7 +23,7 @@ import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, typ
 import type { AgentLayer } from '../agent/layers.ts';
 import { LAYER_TARGET } from '../agent/agent-kind.ts';
 import { runAttempt, type AttemptResult } from './rollout-attempt.ts';
-import type { RolloutArm } from './rollout-arms.ts';
+import { BUILTIN_AGENT, type RolloutArm } from './rollout-arms.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
 import type { AttemptPath, RolloutTask } from './task-contract.ts';
@@ -129,7 +131,8 @@ function attemptCgroup(budget: CgroupBudget, attemptIndex: number): { cgroup: At
 function commandFor(input: CellInput, attempt: CellAttempt, service: { socketPath: string; port: number | null }, agentTmp: string): TaskCommand {
   const scriptTask = attempt.task.scriptTaskId(attempt.path);
   return {
-    argv: ['/bin/sh', `${SUPPORT_TARGET}/run-rollout-agent.sh`, input.arm.agentName, attempt.task.prompt],
+    // the oracle is the built-in agent driven down the gold path
+    argv: ['/bin/sh', `${SUPPORT_TARGET}/run-rollout-agent.sh`, input.arm.oracle ? BUILTIN_AGENT : input.arm.agentName, attempt.task.prompt],
     env: {
       SANDBENCH_MODEL_ROUTE: `/t/${encodeURIComponent(scriptTask)}/a/${attempt.attemptId}`,
       SANDBENCH_AGENT_TMP: agentTmp,
@@ -158,6 +161,23 @@ export function finalCategory(result: AttemptResult, traffic: AttemptModelTraffi
   return { category: result.category, note: null };
 }
 
+/** The cell's in-memory scratch for its attempts' candidates (harness/run/memory-scratch.ts), registered for cleanup; null without a tmpfs. */
+function cellMemoryScratch(input: CellInput): { dir: string; handle: ResourceHandle } | null {
+  const runDir = memoryScratchDir(input.run.runId);
+  if (!runDir) return null;
+  const dir = join(runDir, input.cellRun);
+  mkdirSync(dir, { recursive: true });
+  const release = () => {
+    rmSync(dir, { recursive: true, force: true });
+    try {
+      rmdirSync(runDir);
+    } catch {
+      // not empty (another cell of the run) or already gone: the last one removes it
+    }
+  };
+  return { dir, handle: input.run.cleanup.register('tempdir', dir, release) };
+}
+
 export async function runCell(input: CellInput): Promise<CellResult> {
   const tasks = [...new Map(input.attempts.map((a) => [a.task.id, a.task])).values()];
   const digestsBefore = tasks.map((task) => treeDigest(task.repoDir));
@@ -184,6 +204,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     for (const kill of killers) kill();
   });
   const isVm = input.executor.traits.launch === 'vm';
+  const candidateRoot = cellMemoryScratch(input);
   const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes'> & { notes: string[] })[] = [];
   const loadStart = loadavg();
   const sampler = budget ? startPeakSampler(budget, budgetSampleMs(budget)) : null;
@@ -198,6 +219,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
       const attemptIndex = next++;
       const attempt = input.attempts[attemptIndex]!;
       const scratchDir = join(input.scratchDir, attempt.attemptId);
+      const candidateDir = candidateRoot ? join(candidateRoot.dir, attempt.attemptId) : join(scratchDir, 'candidate');
       const oomBefore = budget.oomKillCount();
       const listeners: (() => void)[] = [];
       const kill = () => listeners.forEach((listener) => listener());
@@ -216,6 +238,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
           executor: input.executor,
           scoringExecutor: input.scoringExecutor,
           scratchDir,
+          candidateDir,
           budget: cgroup.cgroup?.placement() ?? budget.placement(),
           memoryCgroup: cgroup.cgroup,
           ...(cgroup.error ? { memoryCgroupError: cgroup.error } : {}),
@@ -243,6 +266,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   clearInterval(rssTimer);
   const peak = sampler?.stop() ?? null;
   input.run.cleanup.forget(killHandle);
+  if (candidateRoot) await input.run.cleanup.release(candidateRoot.handle);
   await service.close();
   input.run.cleanup.forget(serviceHandle);
   await budget?.destroy();

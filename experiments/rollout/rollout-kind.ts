@@ -137,7 +137,7 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
     executorArms: (spec) => {
       const arms = rolloutArms(spec);
       const scoring = scoringArm(rolloutOptions(spec));
-      return arms.some((arm) => arm.backend === scoring.backend && arm.variant === null) ? arms : [...arms, scoring];
+      return arms.some((arm) => armLabel(arm) === armLabel(scoring)) ? arms : [...arms, scoring];
     },
     async prepare(ctx) {
       const options = rolloutOptions(ctx.spec);
@@ -185,7 +185,8 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
   const assigned: CellAttempt[] = planned.map((trial) => {
     const { attempt } = attemptParams(trial);
     const { taskIndex, path } = attemptAssignment(ctx.spec.seed, attempt, state.taskSet.tasks.length, state.options.wrong_fraction);
-    return { trialId: trial.trial_id, index: attempt, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path };
+    // same task as every other arm's attempt k; the oracle always takes the gold path
+    return { trialId: trial.trial_id, index: attempt, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path: arm.oracle ? 'right' : path };
   });
   const cellRun = `rc${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
   const capacity = { slots: params.slots, base_ms: params.base_ms, per_token_ms: params.per_token_ms };

@@ -9,6 +9,7 @@ import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { CellAttemptOutcome, CellResult } from './rollout-cell.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
+import { availableParallelism } from 'node:os';
 
 export interface RolloutRecordInput {
   base: TrialRecord;
@@ -28,11 +29,24 @@ export interface RolloutRecordInput {
   attemptsInRun: number;
 }
 
+/**
+ * The control arm's verdict: the oracle applies the gold solution, so anything but reward 1 is the
+ * substrate's failure (the task was proved solvable before the run), named with what went wrong.
+ */
+function oracleSubstrateFailure(input: RolloutRecordInput, ok: boolean): string | null {
+  if (!input.arm.oracle) return null;
+  const result = input.outcome.result;
+  if (ok && result.score!.reward === 1) return null;
+  const what = ok ? `reward ${result.score!.reward} (tests not passing: ${result.score!.failed.join(', ')})` : `no score (${input.outcome.category ?? 'harness_error'}: ${input.outcome.notes.slice(0, 2).join('; ')})`;
+  return `substrate failure: the oracle (gold solution) got ${what} on ${input.armLabel} (scored on ${input.options.scoring_backend})`;
+}
+
 export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   const { outcome, cell } = input;
   const result = outcome.result;
   const task = outcome.attempt.task;
   const ok = outcome.category === null && result.outcome === 'ok' && result.score !== null;
+  const substrateFailure = oracleSubstrateFailure(input, ok);
   const metrics: Record<string, number> = { ...outcome.phases };
   metrics.model_queue_ms = outcome.traffic.queueMs;
   metrics.model_service_ms = outcome.traffic.serviceMs;
@@ -59,6 +73,8 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   metrics.cell_harness_cpu_system_ms = cell.harnessCpuSystemMs;
   metrics.cell_harness_helper_cpu_ms = cell.harnessHelperCpuMs;
   metrics.cell_harness_rss_peak_bytes = cell.harnessRssPeakBytes;
+  // The machine's CPUs while the cell ran: harness CPU ÷ (wall × these) is the harness's share of the machine (issue 33).
+  metrics.cell_machine_cpus = availableParallelism();
   metrics.cell_busy_slot_ms = cell.busySlotMs;
   if (cell.utilization !== null) metrics.cell_utilization = cell.utilization;
   if (cell.utilizationWall !== null) metrics.cell_utilization_wall = cell.utilizationWall;
@@ -81,9 +97,11 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       baseline_unchanged: cell.baselineUnchanged ? 'pass' : 'fail',
       no_oom_in_budget: outcome.oomKillsDuring === 0 ? 'pass' : 'fail',
     },
-    notes: outcome.notes,
+    notes: substrateFailure ? [...outcome.notes, substrateFailure] : outcome.notes,
     facts: {
       arm_label: input.armLabel,
+      oracle: input.arm.oracle,
+      substrate_failure: substrateFailure,
       cell: input.cellLabel,
       cell_run: input.cellRun,
       worker: outcome.worker,
