@@ -14,6 +14,7 @@ import { lazyImageExperiment } from './lazy-image/lazy-image-kind.ts';
 import { agentExperiment } from './agent/agent-kind.ts';
 import { rolloutExperiment } from './rollout/rollout-kind.ts';
 import { checkpointExperiment } from './checkpoint/checkpoint-kind.ts';
+import { runCodeExperiment } from './run-code/run-code-kind.ts';
 
 export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
   'shell-ready': shellReadyExperiment,
@@ -26,6 +27,7 @@ export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
   agent: agentExperiment,
   rollout: rolloutExperiment,
   checkpoint: checkpointExperiment,
+  'run-code': runCodeExperiment,
 };
 
 /** The spec loader's view of the registry: kind names and each kind's spec section and rules. */
