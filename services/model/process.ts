@@ -36,7 +36,8 @@ export async function startModelServiceProcess(config: ModelServiceProcessConfig
   writeFileSync(scriptPath, JSON.stringify(script));
   const slots = config.slots ?? 4;
   const args = { script: scriptPath, socketPath, port: config.port, slots, baseMs: config.baseMs ?? 0, perTokenMs: config.perTokenMs ?? 0, journalPath };
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // tsx resolved from this package, not from the cwd: a run started outside the checkout failed every attempt ("Cannot find package 'tsx'").
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), ENTRY, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const startedNs = process.hrtime.bigint();
   if (config.priority !== undefined) {
     try {
