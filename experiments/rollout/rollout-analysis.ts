@@ -4,7 +4,8 @@
  * cell's denominator; only completed (scored) attempts enter timing, phase and reward figures.
  *
  * rollout-summary.csv, one row per cell (arm × C × model capacity, pooled over blocks):
- *   cell, backend, agent, fault, concurrency, slots, base_ms, per_token_ms — the cell
+ *   cell, arm, backend, agent, fault, concurrency, slots, base_ms, per_token_ms — the cell; arm is
+ *     the arm's own label (two podman arms with different runtimes are two arms), the rest its coordinates
  *   planned, completed, failed, failures — attempts; failures as category=count;count
  *   throughput_rps, throughput_ci95_low, throughput_ci95_high — completed ÷ cell wall; percentile
  *     bootstrap over equal time windows of each cell run (resamples from the spec)
@@ -55,7 +56,7 @@ export const ROLLOUT_SCORES_FILE = 'rollout-scores.csv';
 export const ROLLOUT_DELTAS_FILE = 'rollout-reward-deltas.csv';
 
 export const ROLLOUT_SUMMARY_HEADER = [
-  'cell', 'backend', 'agent', 'fault', 'concurrency', 'slots', 'base_ms', 'per_token_ms',
+  'cell', 'arm', 'backend', 'agent', 'fault', 'concurrency', 'slots', 'base_ms', 'per_token_ms',
   'planned', 'completed', 'failed', 'failures',
   'throughput_rps', 'throughput_ci95_low', 'throughput_ci95_high', 'steady_throughput_rps', 'ceiling_rps',
   'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms',
@@ -133,6 +134,8 @@ const windowRate = (windows: readonly Window[]) => {
 
 export interface CellSummary {
   cell: string;
+  /** The arm's own label (harness/spec/arm-label.ts); the cell's coordinates are the columns after it. */
+  arm: string;
   backend: string;
   agent: string;
   fault: string | null;
@@ -243,6 +246,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
     const throughput = wallTotal > 0 ? (ok.length * 1000) / wallTotal : null;
     return {
       cell,
+      arm: String(first.facts.arm_label ?? armLabel(first.arm)),
       backend: first.arm.backend,
       agent: String(first.facts.agent ?? 'builtin'),
       fault: (first.facts.fault as string | null | undefined) ?? null,
@@ -346,7 +350,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   const armOrder = spec.arms.map(armLabel);
   const deltas = rewardDeltas(input.records, armOrder, spec.resamples, runId);
   const summaryRows: Cell[][] = summaries.map((s) => [
-    s.cell, s.backend, s.agent, s.fault, s.concurrency, s.slots, s.baseMs, s.perTokenMs,
+    s.cell, s.arm, s.backend, s.agent, s.fault, s.concurrency, s.slots, s.baseMs, s.perTokenMs,
     s.planned, s.completed, s.failed, s.failures,
     s.throughput, s.throughputCi?.low, s.throughputCi?.high, s.steadyThroughput, s.ceiling,
     s.p50, s.p95, s.p99,
@@ -392,7 +396,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     footnote: '0/1 rewards: 95% CI Newcombe 1998 method 10, McNemar exact p on the discordant pairs; other rewards: paired bootstrap of the mean difference, signed-rank p; a verdict needs both and ≥ 6 pairs',
   };
   const charts: KindChart[] = [];
-  const throughputPoints = summaries.filter((s) => s.throughput !== null).map((s) => ({ series: `${s.backend}:${s.agent}${s.fault ? `+${s.fault}` : ''} s${s.slots}b${s.baseMs}`, x: s.concurrency, y: s.throughput! }));
+  const throughputPoints = summaries.filter((s) => s.throughput !== null).map((s) => ({ series: `${s.arm} model ${s.slots}×${s.baseMs}ms`, x: s.concurrency, y: s.throughput! }));
   const ceilingPoints = summaries.filter((s) => s.ceiling !== null).map((s) => ({ series: `ceiling s${s.slots}b${s.baseMs}`, x: s.concurrency, y: s.ceiling! }));
   const ceilings = new Map<string, { series: string; x: number; y: number }[]>();
   for (const p of ceilingPoints) ceilings.set(`${p.series}|${p.x}`, [p]);
@@ -400,7 +404,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
   // One stacked-bar chart per arm and capacity: at each C the mean phases of a completed rollout, stacked to its wall.
   const groups = new Map<string, CellSummary[]>();
   for (const s of summaries) {
-    const key = `${s.backend}:${s.agent}${s.fault ? `+${s.fault}` : ''} s${s.slots}b${s.baseMs}p${s.perTokenMs}`;
+    const key = `${s.arm} model ${s.slots}×${s.baseMs}ms${s.perTokenMs > 0 ? `+${s.perTokenMs}ms/token` : ''}`;
     groups.set(key, [...(groups.get(key) ?? []), s]);
   }
   let index = 0;
@@ -473,6 +477,13 @@ export function rolloutMetricDesign(name: string): MetricDesign {
   return { unit: 'attempt', scale: 'continuous' };
 }
 
+/** "podman-crun C=4 model 2×20ms": the arm's own label, then the cell's concurrency and model capacity. */
+export function cellGroupLabel(record: TrialRecord): string {
+  const f = record.facts;
+  const perToken = Number(f.model_per_token_ms ?? 0) > 0 ? `+${f.model_per_token_ms}ms/token` : '';
+  return `${armLabel(record.arm)} C=${f.concurrency} model ${f.model_slots}×${f.model_base_ms}ms${perToken}`;
+}
+
 export const rolloutKindAnalysis: KindAnalysis = {
   scenario: SCENARIO,
   topic: 'rollout',
@@ -481,11 +492,8 @@ export const rolloutKindAnalysis: KindAnalysis = {
   cellRunOf: (record) => String(record.facts.cell_run ?? record.block),
   // Attempt k of a block is the same task and path in every cell and in every run of the spec's seed (rollout-plan.ts attemptAssignment).
   pairOf: (record) => `${record.block}|${String(record.facts.attempt_index ?? record.trial_id)}`,
-  groupOf(record: TrialRecord): ArmRef {
-    const cell = String(record.facts.cell ?? '');
-    const label = String(record.facts.arm_label ?? record.arm.backend);
-    return { backend: record.arm.backend, variant: `${record.arm.variant ?? 'builtin'}${cell.slice(label.length)}` };
-  },
+  // Each cell is analysed as its own group, named by its arm's label and its coordinates in words (the CSVs also hold them as columns).
+  groupOf: (record: TrialRecord): ArmRef => ({ backend: record.arm.backend, variant: record.arm.variant, label: cellGroupLabel(record) }),
   specArms: () => [],
   files: [ROLLOUT_SUMMARY_FILE, ROLLOUT_SCORES_FILE, ROLLOUT_DELTAS_FILE],
   extension: rolloutExtension,

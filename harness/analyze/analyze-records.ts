@@ -37,7 +37,7 @@ function emptyArm(arm: string, metric: string, unit: string, limitation: string)
 /** The spec's arms as the plan scheduled them (replay: subjects × agents), unless the kind says otherwise. */
 function declaredArms(input: AnalysisInput, descriptor: KindAnalysis): string[] {
   if (descriptor.specArms) return descriptor.specArms(input.resolved);
-  return input.resolved.plan_arms ?? input.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
+  return input.resolved.plan_arms ?? input.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null, label: a.label }));
 }
 
 function armTrials(data: readonly ArmMetricData[], arms: readonly string[], metric: string | undefined): ArmTrials[] {

@@ -89,7 +89,7 @@ export function analyzeFleet(input: FleetAnalysisInput): Map<string, string> {
   const { spec } = resolved;
   const records = latestPerTrial(input.records);
   const hosts = hostsOf(records);
-  const specArms = resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null }));
+  const specArms = resolved.plan_arms ?? spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null, label: a.label }));
   const arms = armOrder(specArms, records);
   const metrics = metricOrder(records.filter((r) => !r.warmup));
   const perHost = new Map(hosts.map((host) => [host, collectArmMetrics(records.filter((r) => hostOf(r) === host), arms, metrics)]));

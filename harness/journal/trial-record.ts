@@ -43,10 +43,10 @@ export const INFRASTRUCTURE_FAILURES: ReadonlySet<FailureCategory> = new Set([
   'task_invalid',
 ]);
 
-export const ArmSchema = z.object({ backend: z.string(), variant: z.string().nullable() });
+/** `label`: the arm's own name when it has one (absent on records written before labels: they read as backend[:variant]). */
+export const ArmSchema = z.object({ backend: z.string(), variant: z.string().nullable(), label: z.string().optional() });
 export type ArmRef = z.infer<typeof ArmSchema>;
 
-/** Stable label of an arm: `backend` or `backend:variant`. */
 /** Re-exported: journal readers name arms the way the spec does. */
 export { armLabel };
 

@@ -37,7 +37,7 @@ export interface Plan {
 }
 
 export function specArms(spec: Pick<Spec, 'arms'>): ArmRef[] {
-  return spec.arms.map((arm) => ({ backend: arm.backend, variant: arm.variant ?? null }));
+  return spec.arms.map((arm) => ({ backend: arm.backend, variant: arm.variant ?? null, ...(arm.label ? { label: arm.label } : {}) }));
 }
 
 function trialId(warmup: boolean, block: number, arm: ArmRef): string {

@@ -5,7 +5,7 @@
  * Unknown keys are rejected everywhere else (`.strict()`), so a typo is an error, not a silent default.
  */
 import { z } from 'zod';
-import { armLabel } from './arm-label.ts';
+import { ARM_LABEL_PATTERN, armLabel, defaultArmLabel } from './arm-label.ts';
 import { ArmBuildSchema } from './arm-build.ts';
 import { BackendDeclarationsSchema } from './backend-declaration.ts';
 import { cpuList, duration, size } from './fields.ts';
@@ -17,10 +17,17 @@ export const ArmSpecSchema = z
     /** A built-in backend or one the spec's `backends:` declares (the loader checks the name and the build fields). */
     backend: z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a backend name (lower-case letters, digits and dashes)'),
     variant: z.string().min(1).optional(),
+    /** The arm's own name (harness/spec/arm-label.ts), independent of variant and build; default backend[-runtime][:variant]. */
+    label: z.string().regex(ARM_LABEL_PATTERN, 'expected an arm label (lower-case letters, digits, dots, dashes, underscores), e.g. podman-crun').optional(),
     /** What this arm runs that its backend's other arms do not (harness/spec/arm-build.ts). */
     build: ArmBuildSchema.optional(),
   })
-  .strict();
+  .strict()
+  // Filled in once, so resolved-spec.json and every record say the label the arm ran under.
+  .transform((arm) => {
+    const label = arm.label ?? defaultArmLabel(arm);
+    return label ? { ...arm, label } : arm;
+  });
 
 export const ControlsSchema = z
   .object({
@@ -100,7 +107,7 @@ export const BaseSpecSchema = z
   .superRefine((spec, ctx) => {
     const labels = spec.arms.map(armLabel);
     const duplicate = labels.find((label, index) => labels.indexOf(label) !== index);
-    if (duplicate) ctx.addIssue({ code: 'custom', path: ['arms'], message: `arm "${duplicate}" is listed twice` });
+    if (duplicate) ctx.addIssue({ code: 'custom', path: ['arms'], message: `arm "${duplicate}" is listed twice (give each a label of its own, e.g. label: ${duplicate.replace(/[^a-z0-9._-]+/g, '-')}-2)` });
   });
 
 export type SpecInput = z.input<typeof BaseSpecSchema>;

@@ -208,7 +208,7 @@ function capacityChecks(matched: MatchedRow[], mapping: Mapping, ours: OurEviden
 export function reproduce(bundle: Bundle, published: PublishedRow[], mapping: Mapping): Reproduction {
   const ours = new OurEvidence(bundle);
   // Arms of the run (spec and journal) plus every evidence variant that is not a comparison ("a minus b").
-  const arms = [...new Set([...bundle.analysis.arms, ...bundle.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null })), ...[...ours.variants].filter((v) => !v.includes(' minus '))])];
+  const arms = [...new Set([...bundle.analysis.arms, ...bundle.resolved.spec.arms.map((a) => armLabel({ backend: a.backend, variant: a.variant ?? null, label: a.label })), ...[...ours.variants].filter((v) => !v.includes(' minus '))])];
   const matchedBase: Omit<MatchedRow, 'reference' | 'publishedRatio' | 'ourRatio'>[] = [];
   const unmatched: UnmatchedRow[] = [];
   for (const p of published) {
