@@ -23,7 +23,7 @@ const QUANTILES = [
 ] as const;
 
 const HEADER = [
-  'backend', 'variant', 'concurrency', 'requests', 'ok', 'infrastructure_failures', 'verdict_mismatches', 'cell_runs', 'requests_per_s_mean', 'requests_per_s_ci95_low', 'requests_per_s_ci95_high',
+  'backend', 'variant', 'concurrency', 'requests', 'ok', 'infrastructure_failures', 'verdict_mismatches', 'cell_runs', 'requests_per_s_mean', 'requests_per_s_ci95_low', 'requests_per_s_ci95_high', 'ok_per_s_mean', 'ok_per_s_ci95_low', 'ok_per_s_ci95_high',
   ...QUANTILES.flatMap((q) => [`round_trip_${q.name}_ms`, `round_trip_${q.name}_ci95_low_ms`, `round_trip_${q.name}_ci95_high_ms`]),
   'sandbox_start_p50_ms', 'run_p50_ms', 'teardown_p50_ms', 'queue_wait_p50_ms', 'peak_rss_p50_kib', 'load_avg_1m_mean',
   ...VERL_VERDICTS.map((verdict) => `verdict_${verdict}`),
@@ -61,6 +61,7 @@ function groupRow(group: ArmRef, records: readonly TrialRecord[]): Cell[] {
   const ok = records.filter((record) => record.outcome === 'ok');
   const roundTrips = metricValues(ok, 'round_trip_ms');
   const throughput = perCellMean(records, 'cell_requests_per_s');
+  const useful = perCellMean(records, 'cell_ok_per_s');
   const quantileCells = QUANTILES.flatMap((q): Cell[] => {
     if (roundTrips.length < q.minN) return [null, null, null];
     const interval = quantileOrderStatisticCi(roundTrips, q.p);
@@ -70,7 +71,7 @@ function groupRow(group: ArmRef, records: readonly TrialRecord[]): Cell[] {
   return [
     group.backend, group.variant, Number(records[0]?.facts.concurrency ?? NaN), records.length, ok.length,
     records.filter((record) => record.outcome === 'failed').length, records.filter((record) => record.outcome === 'invalid').length,
-    throughput.n, throughput.mean, throughput.low, throughput.high,
+    throughput.n, throughput.mean, throughput.low, throughput.high, useful.mean, useful.low, useful.high,
     ...quantileCells,
     medianOf(metricValues(ok, 'sandbox_start_ms')), medianOf(metricValues(ok, 'run_ms')), medianOf(metricValues(ok, 'teardown_ms')), medianOf(metricValues(ok, 'queue_wait_ms')), medianOf(metricValues(ok, 'peak_rss_kib')),
     loads.length > 0 ? loads.reduce((a, b) => a + b, 0) / loads.length : null,
@@ -85,15 +86,16 @@ function table(rows: Cell[][]): Table {
   const interval = (row: Cell[], base: string, digits = 0) => `${fmt(row[column(`${base}` as (typeof HEADER)[number])], digits)} [${fmt(row[column(`${base.replace(/_ms$/, '')}_ci95_low_ms` as (typeof HEADER)[number])], digits)}, ${fmt(row[column(`${base.replace(/_ms$/, '')}_ci95_high_ms` as (typeof HEADER)[number])], digits)}]`;
   return {
     caption: 'run-code: verl-shaped /run_code load per backend and client concurrency (ok requests only in latency; every request in the counts)',
-    header: ['backend', 'C', 'requests', 'ok', 'infra fail', 'mismatch', 'req/s [95% CI]', 'P50 ms [CI]', 'P95 ms [CI]', 'P99 ms [CI]', 'start P50', 'run P50', 'load'],
+    header: ['backend', 'C', 'requests', 'ok', 'infra fail', 'mismatch', 'req/s [95% CI]', 'ok/s [95% CI]', 'P50 ms [CI]', 'P95 ms [CI]', 'P99 ms [CI]', 'start P50', 'run P50', 'load'],
     rows: rows.map((row) => [
       `${row[column('backend')]}`, fmt(row[column('concurrency')]), fmt(row[column('requests')]), fmt(row[column('ok')]), fmt(row[column('infrastructure_failures')]), fmt(row[column('verdict_mismatches')]),
       `${fmt(row[column('requests_per_s_mean')], 2)} [${fmt(row[column('requests_per_s_ci95_low')], 2)}, ${fmt(row[column('requests_per_s_ci95_high')], 2)}]`,
+      `${fmt(row[column('ok_per_s_mean')], 2)} [${fmt(row[column('ok_per_s_ci95_low')], 2)}, ${fmt(row[column('ok_per_s_ci95_high')], 2)}]`,
       interval(row, 'round_trip_p50_ms'), interval(row, 'round_trip_p95_ms'), interval(row, 'round_trip_p99_ms'),
       fmt(row[column('sandbox_start_p50_ms')]), fmt(row[column('run_p50_ms')]), fmt(row[column('load_avg_1m_mean')], 1),
     ]),
     rightAligned: [1, 2, 3, 4, 5],
-    footnote: 'req/s: mean of the cell runs (one closed loop of C clients per block), t interval over blocks. Round-trip quantiles: type 7 over ok requests; P95 from n ≥ 30, P99 from n ≥ 100; 95% order-statistic (binomial) intervals, which assume independent requests (requests of one cell share its load, so the intervals are optimistic); — = no order statistic reaches the bound.',
+    footnote: 'req/s: every request answered (failures included) per second of a cell run; ok/s: requests with the expected verdict per second; both the mean of the cell runs (one closed loop of C clients per block), t interval over blocks. Round-trip quantiles: type 7 over ok requests; P95 from n ≥ 30, P99 from n ≥ 100; 95% order-statistic (binomial) intervals, which assume independent requests (requests of one cell share its load, so the intervals are optimistic); — = no order statistic reaches the bound.',
   };
 }
 

@@ -66,13 +66,16 @@ export async function runCell(input: CellInput): Promise<Map<string, TrialRecord
       observations.set(request.trial_id, { entry, verdict, roundTripMs, http: answer.http, requestId: answer.requestId, clientError: answer.error, tSentNs: sent });
     }
   };
+  let wallMs = 0;
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, planned.length) }, worker));
+    wallMs = Number(process.hrtime.bigint() - cellStart) / 1e6;
   } finally {
-    await server.close();
+    // Requests whose client gave up (verl's HTTP timeout) still hold sandboxes: they finish before the next cell starts.
+    await server.close({ drain: true });
   }
-  const wallMs = Number(process.hrtime.bigint() - cellStart) / 1e6;
-  const cell = { run: cellRunKey(first), concurrency, wallMs, requestsPerS: planned.length / (wallMs / 1000), loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0]! };
+  const okVerdicts = [...observations.values()].filter((o) => o.verdict === o.entry.expect).length;
+  const cell = { run: cellRunKey(first), concurrency, wallMs, requestsPerS: planned.length / (wallMs / 1000), okPerS: okVerdicts / (wallMs / 1000), loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0]! };
   return new Map(planned.map((request) => {
     const observation = observations.get(request.trial_id)!;
     const journal = observation.requestId ? entries.get(observation.requestId) ?? null : null;

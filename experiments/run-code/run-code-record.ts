@@ -26,6 +26,8 @@ export interface CellFigures {
   concurrency: number;
   wallMs: number;
   requestsPerS: number;
+  /** Requests per second whose verdict was the expected one: what the reward step gets right per second. */
+  okPerS: number;
   loadAvg1mBefore: number;
   loadAvg1mAfter: number;
 }
@@ -42,7 +44,7 @@ function verdictOutcome(observation: RequestObservation, journal: RunCodeJournal
 
 export function requestRecord(base: TrialRecord, observation: RequestObservation, journal: RunCodeJournalEntry | null, cell: CellFigures): TrialRecord {
   const { outcome, category } = verdictOutcome(observation, journal);
-  const metrics: Record<string, number> = { round_trip_ms: observation.roundTripMs, cell_requests_per_s: cell.requestsPerS, cell_wall_ms: cell.wallMs };
+  const metrics: Record<string, number> = { round_trip_ms: observation.roundTripMs, cell_requests_per_s: cell.requestsPerS, cell_ok_per_s: cell.okPerS, cell_wall_ms: cell.wallMs };
   for (const key of JOURNAL_METRICS) {
     const value = journal?.[key];
     if (typeof value === 'number') metrics[key] = value;

@@ -144,17 +144,19 @@ export async function runInFreshSandbox(input: SandboxRequestInput): Promise<San
   };
   const scratch = input.run.cleanup.register('tempdir', input.requestDir, () => rmSync(input.requestDir, { recursive: true, force: true }));
   let result: Omit<SandboxRequestResult, 'phases'>;
+  let teardownError: string | null = null;
   try {
     result = await stageRunCollect(input, trial, baseline, phases);
   } catch (error) {
     result = { response: sandboxError(`sandbench: ${error instanceof Error ? error.message : String(error)}`), outcome: 'sandbox_error', error: error instanceof Error ? error.message : String(error) };
   } finally {
     const teardownStart = process.hrtime.bigint();
-    await executor.finishTrial(trial).catch(() => undefined);
+    teardownError = await executor.finishTrial(trial).then(() => null, (error: unknown) => `teardown failed (sandbench clean removes what it left): ${error instanceof Error ? error.message : String(error)}`);
     await input.run.cleanup.release(scratch);
     phases.teardown_ms = msSince(teardownStart);
   }
-  return { ...result, phases };
+  // The client's answer stands (the program ran); the journal says the sandbox was not dropped cleanly.
+  return { ...result, error: teardownError ? [result.error, teardownError].filter(Boolean).join('; ') : result.error, phases };
 }
 
 async function stageRunCollect(input: SandboxRequestInput, trial: TrialContext, baseline: string, phases: RequestPhases): Promise<Omit<SandboxRequestResult, 'phases'>> {

@@ -44,8 +44,12 @@ export interface RunCodeServer {
   readonly url: string;
   /** Requests journalled so far, by outcome. */
   stats(): Record<string, number>;
-  /** Stop accepting, kill the sandboxes in flight (their clients get SandboxError), wait for them, close the journal. */
-  close(): Promise<void>;
+  /**
+   * Stop accepting and close the journal. In-flight requests are killed (their clients get SandboxError),
+   * or with `drain` run to their end first (a client that gave up does not stop its sandbox: the
+   * run-code kind drains, so the next cell never starts beside the last one's sandboxes).
+   */
+  close(options?: { drain?: boolean }): Promise<void>;
 }
 
 const EMPTY_PHASES: RequestPhases = { stage_ms: null, sandbox_start_ms: null, run_ms: null, sandbox_ms: null, collect_ms: null, teardown_ms: null, peak_rss_kib: null };
@@ -167,11 +171,13 @@ export async function startRunCodeServer(options: RunCodeServerOptions): Promise
     port,
     url: `http://127.0.0.1:${port}/run_code`,
     stats: () => ({ ...counts }),
-    async close() {
-      closing = true;
+    async close(closeOptions = {}) {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await Promise.all([...running].map((trial) => trial.kill('run-code server closing')));
+      if (closeOptions.drain) await Promise.all([...inFlight]);
+      closing = true;
+      // A kill that fails (an engine refusing to remove a busy container) must not lose the requests: each one's finishTrial still runs and journals its teardown error.
+      await Promise.all([...running].map((trial) => trial.kill('run-code server closing').catch(() => undefined)));
       await Promise.all([...inFlight]);
       server.closeAllConnections();
       await stopped;
