@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadModelScript } from '../../../services/model/index.ts';
 import type { RolloutTask, TaskScore, TaskSet } from '../../../experiments/rollout/task-contract.ts';
-import { loadTaskSet } from '../../../experiments/rollout/tasks/index.ts';
+import { loadTaskSet, parseSweInstances, SWE_FIXTURE_JSONL } from '../../../experiments/rollout/tasks/index.ts';
 import { generatedEvalScript, unittestLogKey } from '../../../experiments/rollout/tasks/swebench-evaluator.ts';
 import { goldCandidate } from '../../../experiments/rollout/tasks/solvability.ts';
 import { tempDir } from '../../support/temp-dirs.ts';
+import { readFileSync } from 'node:fs';
 import { applyAndScore, scoreCandidate, shellTurns } from './score-on-host.ts';
 
 const root = tempDir('sandbench-swebench-grader-');
@@ -64,6 +65,14 @@ describe('swebench grader', () => {
       expect({ task: task.id, ...agreement(empty.score) }).toEqual({ task: task.id, swebench: 0, unittest: 0 });
     }
   }, 300_000);
+
+  it('reads a row\'s own eval_script and log_parser, and refuses one without the other naming the field', () => {
+    const row = JSON.parse(readFileSync(SWE_FIXTURE_JSONL, 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    const own = parseSweInstances(JSON.stringify({ ...row, eval_script: '#!/bin/bash\necho hi\n', log_parser: 'parse_log_pytest', version: 2 }), 'rows.jsonl')[0]!;
+    expect(own.evalScript).toEqual({ evalScript: '#!/bin/bash\necho hi\n', logParser: 'parse_log_pytest', evalType: 'pass_and_fail' });
+    expect(own.version).toBe('2');
+    expect(() => parseSweInstances(JSON.stringify({ ...row, eval_script: 'echo hi' }), 'rows.jsonl')).toThrow(/rows\.jsonl:1 instance sandbench-fixtures__wordcount-1: field log_parser: missing; give a swebench PARSER_REGISTRY name/);
+  });
 
   it('a log without the start marker is an evaluator error, not reward 0', async () => {
     const task: RolloutTask = swe.tasks[0]!;
