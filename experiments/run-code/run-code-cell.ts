@@ -5,6 +5,7 @@
  * one trial record: the client's round trip, the server's phases from its journal line, verl's
  * verdict; the cell's throughput is copied onto every record of the cell (a `cell` metric).
  */
+import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
@@ -46,11 +47,15 @@ export async function runCell(input: CellInput): Promise<Map<string, TrialRecord
   const concurrency = requestParams(first).concurrency;
   const executor = ctx.executorFor(first.arm);
   const entries = new Map<string, RunCodeJournalEntry>();
+  const scratchDir = join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'run-code', first.trial_id);
+  const scratch = ctx.run.cleanup.register('tempdir', scratchDir, () => rmSync(scratchDir, { recursive: true, force: true }));
   const server = await startRunCodeServer({
     executor, run: ctx.run, languages: input.languages, slots: input.slots ?? concurrency, port: 0,
-    scratchDir: join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'run-code', first.trial_id), journalPath: input.journalPath,
+    scratchDir, journalPath: input.journalPath,
     onJournal: (entry) => entries.set(entry.request_id, entry),
   });
+  // On an interruption the run's cleanup closes the server (killing its sandboxes); the clients then get 503s and the loop ends at once.
+  const serverHandle = ctx.run.cleanup.register('server', `run-code server ${first.trial_id}`, () => server.close());
   const observations = new Map<string, RequestObservation>();
   const loadBefore = loadavg()[0]!;
   const cellStart = process.hrtime.bigint();
@@ -72,7 +77,9 @@ export async function runCell(input: CellInput): Promise<Map<string, TrialRecord
     wallMs = Number(process.hrtime.bigint() - cellStart) / 1e6;
   } finally {
     // Requests whose client gave up (verl's HTTP timeout) still hold sandboxes: they finish before the next cell starts.
+    ctx.run.cleanup.forget(serverHandle);
     await server.close({ drain: true });
+    await ctx.run.cleanup.release(scratch);
   }
   const okVerdicts = [...observations.values()].filter((o) => o.verdict === o.entry.expect).length;
   const cell = { run: cellRunKey(first), concurrency, wallMs, requestsPerS: planned.length / (wallMs / 1000), okPerS: okVerdicts / (wallMs / 1000), loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0]! };
