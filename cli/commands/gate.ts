@@ -6,7 +6,7 @@ import { splitBlocks } from '../../reports/gate/aa-split.ts';
 import { calibrate, calibrationText, writeCalibration } from '../../reports/gate/calibrate.ts';
 import { gateBundles, gateInterleaved, type GateOptions } from '../../reports/gate/gate.ts';
 import { gateText, writeGateReport } from '../../reports/gate/gate-output.ts';
-import { writeGateJunit, writeGateSummary } from '../../reports/gate/gate-ci.ts';
+import { writeGateJunit, writeGateSummary, type JunitInconclusive } from '../../reports/gate/gate-ci.ts';
 import { gateJson, jsonDocument } from '../../reports/json/index.ts';
 import { interleavedArms } from '../../reports/gate/default-arms.ts';
 import { parseThreshold, readGateFile } from '../../reports/gate/threshold.ts';
@@ -29,11 +29,17 @@ interface GateCliOptions {
   calibrate?: boolean;
   json?: boolean;
   junit?: string;
+  junitInconclusive?: string;
   summaryMd?: string;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+}
+
+function junitInconclusiveOf(raw: string | undefined): JunitInconclusive {
+  if (raw === undefined || raw === 'failure' || raw === 'skipped') return raw ?? 'failure';
+  throw new UserError(`--junit-inconclusive: "${raw}" is not failure or skipped`);
 }
 
 function statisticOf(raw: string | undefined, fallback: GateStatistic | undefined): GateStatistic | undefined {
@@ -97,6 +103,7 @@ export function registerGate(program: Command): void {
     .option('--allow-env-mismatch', 'do not refuse when the environments differ (warning only)')
     .option('--out <dir>', 'also write gate.csv, gate.md and gate.html (forest plot with the pass band) here')
     .option('--junit <file>', 'also write JUnit XML: one testcase per gated arm × metric, a failure (regression, inconclusive) or error (invalid) carrying the verdict and CI')
+    .option('--junit-inconclusive <as>', 'how --junit writes an inconclusive cell: failure (default) or skipped; the exit code stays 2')
     .option('--summary-md <file>', 'also write a GitHub-flavoured markdown summary (verdicts table, ratio chart); default: append to $GITHUB_STEP_SUMMARY when it is set')
     .option('--json', 'print the result as one JSON document on stdout (GateJsonSchema: the gate.csv cells); the table goes to stderr; the exit code is still the verdict')
     .action(async (bundles: string[], options: GateCliOptions) => {
@@ -141,7 +148,7 @@ export function registerGate(program: Command): void {
       human.write(gateText(result));
       const files: string[] = [];
       if (options.out) files.push(...writeGateReport(result, options.out));
-      if (options.junit) files.push(writeGateJunit(result, options.junit));
+      if (options.junit) files.push(writeGateJunit(result, options.junit, { inconclusive: junitInconclusiveOf(options.junitInconclusive) }));
       // GitHub Actions sets GITHUB_STEP_SUMMARY per step: the gate's verdicts land on the run page without a flag.
       const stepSummary = process.env.GITHUB_STEP_SUMMARY;
       if (options.summaryMd) files.push(writeGateSummary(result, options.summaryMd, 'write'));

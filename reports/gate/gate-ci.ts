@@ -52,16 +52,26 @@ function gateLevelProblems(result: GateResult): string[] {
   return result.invalidReasons.filter((r) => !owned.has(r));
 }
 
-export function gateJunit(result: GateResult): string {
+/**
+ * How an inconclusive cell appears in JUnit: a `failure` (default: the gate could not show the
+ * release is not slower) or `skipped` (for CI that treats "needs more blocks" as not-a-failure;
+ * the exit code stays 2 either way, so nothing is hidden from the job's status).
+ */
+export type JunitInconclusive = 'failure' | 'skipped';
+
+export function gateJunit(result: GateResult, options: { inconclusive?: JunitInconclusive } = {}): string {
+  const inconclusiveTag = options.inconclusive ?? 'failure';
   const problems = gateLevelProblems(result);
-  const failures = result.cells.filter((c) => c.verdict === 'regression' || c.verdict === 'inconclusive').length;
+  const skipped = inconclusiveTag === 'skipped' ? result.cells.filter((c) => c.verdict === 'inconclusive').length : 0;
+  const failures = result.cells.filter((c) => c.verdict === 'regression' || c.verdict === 'inconclusive').length - skipped;
   const errors = result.cells.filter((c) => c.verdict === 'invalid').length + (problems.length > 0 ? 1 : 0);
   const tests = result.cells.length + (problems.length > 0 ? 1 : 0);
-  const counts = `tests="${tests}" failures="${failures}" errors="${errors}" skipped="0"`;
+  const counts = `tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}"`;
   const cases = result.cells.map((cell) => {
     const open = `    <testcase classname="sandbench.gate.${xmlText(cell.arm)}" name="${xmlText(`${cell.metric} ${cell.statistic.toUpperCase()}`)}" time="0"`;
     const text = cellVerdictText(cell);
     if (cell.verdict === 'pass') return `${open}>\n      <system-out>${xmlText(text)}</system-out>\n    </testcase>`;
+    if (cell.verdict === 'inconclusive' && inconclusiveTag === 'skipped') return `${open}>\n      <skipped message="${xmlText(text)}"/>\n      <system-out>${xmlText(`${text}\nmethod: ${cell.estimate.method}`)}</system-out>\n    </testcase>`;
     const tag = cell.verdict === 'invalid' ? 'error' : 'failure';
     return `${open}>\n      <${tag} type="${cell.verdict}" message="${xmlText(text)}">${xmlText(`${text}\nmethod: ${cell.estimate.method}`)}</${tag}>\n    </testcase>`;
   });
@@ -126,9 +136,9 @@ export function gateSummaryMarkdown(result: GateResult): string {
 }
 
 /** Writes the JUnit file (replacing it). */
-export function writeGateJunit(result: GateResult, file: string): string {
+export function writeGateJunit(result: GateResult, file: string, options: { inconclusive?: JunitInconclusive } = {}): string {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, gateJunit(result));
+  writeFileSync(file, gateJunit(result, options));
   return file;
 }
 
