@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   model: async () => (await import('./model.bench.ts')).runModelBench(),
   rollout: async () => (await import('./rollout.bench.ts')).runRolloutBench(),
   'harness-scale': async () => (await import('./harness-scale.bench.ts')).runHarnessScaleBench(),
+  'harness-steps': async () => (await import('./harness-steps.bench.ts')).runHarnessStepsBench(),
 };
 
 const selected = process.argv.slice(2).filter((name) => name !== '--');

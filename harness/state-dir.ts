@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
+import { MEMORY_SCRATCH_ROOT } from './run/memory-scratch.ts';
 
 /** Where caches (images, kernels, the private dockerd) and run locks live: $SANDBENCH_HOME or ~/.cache/sandbench. */
 export function stateDir(): string {
@@ -31,10 +32,11 @@ export function fixtureRoot(stateDirectory: string = stateDir()): string {
 
 /**
  * Every root `clean` scans for `sandbench-<run>` scratch dirs: the current one, `<state dir>/tmp`
- * (older builds) and the two placement roots the isolation kind may use besides the run's own.
+ * (older builds), the two placement roots the isolation kind may use besides the run's own, and the
+ * in-memory root of the harness's own per-attempt files (run/memory-scratch.ts).
  */
 export function scratchRoots(stateDirectory: string = stateDir()): string[] {
-  return [...new Set([fixtureRoot(stateDirectory), join(stateDirectory, 'tmp'), homeFixtureRoot(), DEFAULT_FIXTURE_ROOT])];
+  return [...new Set([fixtureRoot(stateDirectory), join(stateDirectory, 'tmp'), homeFixtureRoot(), DEFAULT_FIXTURE_ROOT, MEMORY_SCRATCH_ROOT])];
 }
 
 /** A fixture root inside $HOME (the isolation kind's `inside-home` placement; the pre-issue-20 default). */
