@@ -116,7 +116,7 @@ export function createPvisorExecutor(variant: string | null = null, build?: ArmB
     async collect(trial): Promise<CandidateFiles> {
       const upper = join(stageOf(trial), 'upper');
       return {
-        changed: listUpperLayer(upper, trial.baselineWorkspace),
+        changed: pvisorDeletions(listUpperLayer(upper, trial.baselineWorkspace)),
         read: async (relativePath) => readFile(join(upper, relativePath)).catch(() => null),
         facts: { pvisor_stage: stageOf(trial), pvisor_executor: mode },
       };
@@ -124,4 +124,19 @@ export function createPvisorExecutor(variant: string | null = null, build?: ArmB
     async finishTrial() {},
     async teardown() {},
   };
+}
+
+/**
+ * pVisor's rootless stage cannot make 0:0 character devices: it marks a deleted path with an empty
+ * AUFS-style `.wh.<name>` file beside it (seen in its upper/ after `rm`). Those read as deletions.
+ */
+export function pvisorDeletions(changed: readonly string[]): string[] {
+  return changed
+    .flatMap((rel) => {
+      const slash = rel.lastIndexOf('/');
+      const name = rel.slice(slash + 1);
+      if (name === '.wh..wh..opq') return [];
+      return name.startsWith('.wh.') ? [`${rel.slice(0, slash + 1)}${name.slice('.wh.'.length)} (deleted)`] : [rel];
+    })
+    .sort();
 }
