@@ -31,6 +31,7 @@ export const COMMAND_LOADERS: Record<string, () => Promise<Registrar>> = {
   model: async () => (await import('./model.ts')).registerModel,
   serve: async () => (await import('./serve.ts')).registerServe,
   capacity: async () => (await import('./capacity.ts')).registerCapacity,
+  conformance: async () => (await import('./conformance.ts')).registerConformance,
 };
 
 /**

@@ -34,4 +34,5 @@ export const COMMAND_SUMMARIES: Record<string, CommandSummary> = {
   model: { args: "", options: false, description: "The deterministic scripted model service agent CLIs talk to" },
   serve: { args: "", options: false, description: "Serve SandboxFusion-compatible endpoints on 127.0.0.1 backed by sandbench sandboxes" },
   capacity: { args: "<spec>", options: true, description: "Bisect the largest N at which every batch of a density spec passes on one backend; prints the bracket and the batches that decided it" },
+  conformance: { args: "", options: true, description: "Check backends against the conformance properties (ready marker and exit code, staging claim, isolation, cleanup, timeout, budget membership, service reachability, timing path): one pass/FAIL/n/a line per property with the reason; exit 0 when all pass, 1 when any fails" },
 };
