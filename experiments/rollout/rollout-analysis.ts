@@ -36,6 +36,9 @@
  *     is the launcher's share. Not included: the commands the launcher runs (the sandboxes, the
  *     agents, the workspace copies, diffs' find and removals: the rollouts' own work) and the model service (the
  *     capacity under test); empty on records from before the launcher was counted
+ *   harness_cpu_machine_fraction — that CPU ÷ (cell wall × the machine's CPUs): the share of the whole
+ *     machine the harness took (a reader sees whether the harness could have been the bottleneck);
+ *     empty on records from before cell_machine_cpus was recorded
  *   reward_mean, reward_ci95_low, reward_ci95_high — over completed attempts: the success rate with
  *     Wilson's interval when every reward is 0/1, else the mean with a percentile bootstrap
  *   cell_wall_ms, load_1m_start, load_1m_end
@@ -63,7 +66,7 @@ export const ROLLOUT_SUMMARY_HEADER = [
   'prepare_ms', 'ready_ms', 'model_ms', 'tool_ms', 'evaluation_ms', 'drop_ms', 'wall_ms',
   'substrate_ms', 'queue_wait_ms', 'utilization', 'utilization_wall', 'bottleneck',
   'candidate_bytes_mean', 'store_new_bytes', 'budget_peak_bytes', 'memory_peak_bytes_p50', 'memory_peak_bytes_max', 'memory_n', 'memory_method', 'memory_note', 'pss_peak_kib_p50', 'pss_scope', 'pss_sampler_cpu_ms_per_rollout', 'trajectories_parsed', 'harness_rss_peak_bytes',
-  'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'harness_cpu_helpers_ms_per_rollout', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
+  'harness_cpu_ms_per_rollout', 'harness_cpu_user_ms_per_rollout', 'harness_cpu_system_ms_per_rollout', 'harness_cpu_helpers_ms_per_rollout', 'harness_cpu_machine_fraction', 'reward_mean', 'reward_ci95_low', 'reward_ci95_high',
   'cell_wall_ms', 'load_1m_start', 'load_1m_end',
 ] as const;
 /** The execution contract's minimal evaluator record, plus the cell and outcome for joins. */
@@ -171,6 +174,8 @@ export interface CellSummary {
   harnessCpuUserPerRollout: number | null;
   harnessCpuSystemPerRollout: number | null;
   harnessCpuHelpersPerRollout: number | null;
+  /** Harness CPU ÷ (cell wall × machine CPUs), over the cell's runs; null when a run lacks cell_machine_cpus. */
+  harnessCpuMachineFraction: number | null;
   reward: number | null;
   rewardCi: { low: number; high: number } | null;
   cellWallMs: number;
@@ -204,6 +209,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
     let cpuUser = 0;
     let cpuSystem = 0;
     let cpuHelpers: number | null = 0;
+    let machineCpuMs: number | null = 0;
     let steadyCount = 0;
     let steadySpan = 0;
     let attemptsTotal = 0;
@@ -220,6 +226,8 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       cpuSystem += metric(runRecords[0]!, 'cell_harness_cpu_system_ms') ?? 0;
       const helpers = metric(runRecords[0]!, 'cell_harness_helper_cpu_ms');
       cpuHelpers = cpuHelpers === null || helpers === undefined ? null : cpuHelpers + helpers;
+      const machineCpus = metric(runRecords[0]!, 'cell_machine_cpus');
+      machineCpuMs = machineCpuMs === null || machineCpus === undefined ? null : machineCpuMs + wall * machineCpus;
       wallTotal += wall;
       busyTotal += metric(runRecords[0]!, 'cell_busy_slot_ms') ?? 0;
       spanTotal += metric(runRecords[0]!, 'cell_model_span_ms') ?? 0;
@@ -285,6 +293,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       harnessCpuUserPerRollout: attemptsTotal > 0 ? cpuUser / attemptsTotal : null,
       harnessCpuSystemPerRollout: attemptsTotal > 0 ? cpuSystem / attemptsTotal : null,
       harnessCpuHelpersPerRollout: attemptsTotal > 0 && cpuHelpers !== null ? cpuHelpers / attemptsTotal : null,
+      harnessCpuMachineFraction: machineCpuMs ? cpuTotal / machineCpuMs : null,
       reward: mean(rewards),
       rewardCi: rewardInterval(rewards, resamples, `${runId}:reward:${cell}`),
       cellWallMs: wallTotal,
@@ -357,7 +366,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     s.phases.prepare_ms, s.phases.ready_ms, s.phases.model_ms, s.phases.tool_ms, s.phases.evaluation_ms, s.phases.drop_ms, s.phases.wall_ms,
     s.phases.substrate_ms, s.phases.model_queue_ms, s.utilization, s.utilizationWall, s.bottleneck,
     s.candidateBytes, s.storeNewBytes, s.budgetPeakBytes, s.memory.p50Bytes, s.memory.maxBytes, s.memory.n, s.memory.method, s.memory.note, s.pssP50, s.pssScope, s.pssSamplerCpuPerRollout, s.trajectoriesParsed, s.harnessRss,
-    s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.harnessCpuHelpersPerRollout, s.reward, s.rewardCi?.low, s.rewardCi?.high,
+    s.harnessCpuPerRollout, s.harnessCpuUserPerRollout, s.harnessCpuSystemPerRollout, s.harnessCpuHelpersPerRollout, s.harnessCpuMachineFraction, s.reward, s.rewardCi?.low, s.rewardCi?.high,
     s.cellWallMs, s.load[0], s.load[1],
   ]);
   const scoreRows: Cell[][] = input.records.filter((r) => !r.warmup).map((r) => [

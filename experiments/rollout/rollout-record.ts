@@ -5,11 +5,11 @@
  * memory_covers: harness/controls/memory-method.ts), optional PSS and the cell's own figures (wall, budget peak,
  * utilization, harness CPU/RSS) in metrics. A failed attempt keeps its category and no reward.
  */
+import { availableParallelism } from 'node:os';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { CellAttemptOutcome, CellResult } from './rollout-cell.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
-import { availableParallelism } from 'node:os';
 
 export interface RolloutRecordInput {
   base: TrialRecord;
