@@ -12,13 +12,15 @@ import { plannedRecord } from '../../harness/journal/record-base.ts';
 import { parseSpec } from '../../experiments/registry.ts';
 import { densitySection } from '../../experiments/density/density-plan.ts';
 import type { Executor } from '../../harness/contracts/executor.ts';
+import { BUILTIN_CATALOG } from '../../executors/registry.ts';
 import type { ResolvedSpec } from '../../harness/spec/resolve-spec.ts';
 
 const result: DensityBatchResult = {
   token: 'sbdx', workers: [], setupError: null, budget: null, membership: null, escaped: false, barrierMemoryBytes: 900 * 1048576,
   peak: null, oomKills: 0, releaseSkewMs: 1, release: null, barrierMs: 10, wallMs: 20, prepareMs: 5, loadAverage1m: 3,
 } as DensityBatchResult;
-const executor = (backend: string) => ({ backend }) as unknown as Executor;
+/** A stand-in executor carrying the built-in backend's real traits (all vmControlsOf reads). */
+const executor = (backend: string) => ({ backend, traits: BUILTIN_CATALOG.get(backend)!.traits }) as unknown as Executor;
 
 describe('density VM controls', () => {
   it('the spec defaults tb-size to 32 MiB and refuses a non-positive one', () => {
