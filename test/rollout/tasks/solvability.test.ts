@@ -81,7 +81,8 @@ describe('solvability pre-pass', () => {
     const set = await loadTaskSet(await brokenRows(), { cacheDir });
     const { probe, calls } = hostProbe();
     const lines: string[] = [];
-    const verdicts = await checkTasks(set.tasks, { cacheDir, environmentKey: 'host-test', score: probe, log: (line) => lines.push(line) });
+    // an environment key of its own: the shipped row's verdict from the first test is not reused here
+    const verdicts = await checkTasks(set.tasks, { cacheDir, environmentKey: 'host-broken', score: probe, log: (line) => lines.push(line) });
     const byId = new Map(verdicts.map((verdict) => [verdict.task_id, verdict]));
     // unittest reports a name it cannot load as a load error (the runner's `error`) or as no test at all (`missing`)
     expect(byId.get('misspelled-f2p')!.valid).toBe(false);
@@ -94,7 +95,7 @@ describe('solvability pre-pass', () => {
     expect(lines.join('\n')).toMatch(/1 of 4 task\(s\) proved solvable .*invalid: misspelled-f2p, gold-breaks-p2p, f2p-passes-at-base/);
     // cached by digest: the same set is not scored again; another environment is
     const again = hostProbe();
-    expect(await checkTasks(set.tasks, { cacheDir, environmentKey: 'host-test', score: again.probe })).toEqual(verdicts);
+    expect(await checkTasks(set.tasks, { cacheDir, environmentKey: 'host-broken', score: again.probe })).toEqual(verdicts);
     expect(again.calls()).toBe(0);
     const elsewhere = hostProbe();
     await checkTasks(set.tasks.slice(0, 1), { cacheDir, environmentKey: 'another-backend', score: elsewhere.probe });
