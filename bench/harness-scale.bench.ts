@@ -21,8 +21,9 @@
  * CPU with attempts ∝ C (b ≈ 1 is linear; > 1 means something grows with C per rollout) and the
  * peak harness RSS.
  * The offered load is fixed: each stand-in sandbox holds for C × HOLD_MS_PER_C ms, so C rollouts are
- * in flight at HOLD rate-independent of C (C ÷ hold = 1000 / HOLD_MS_PER_C rollouts/s).
- * No PSS sampling (pss_interval 600 s; a stand-in has no process to sample). Printed, never asserted.
+ * in flight at one offered rate at every C (C ÷ hold = 1000 / HOLD_MS_PER_C rollouts/s).
+ * No PSS sampling in the cells (a stand-in has no process to sample); the recording run samples PSS
+ * beside the cgroup peak to show the two methods' agreement. Printed, never asserted.
  * Run: `npm run bench -- harness-scale` (SANDBENCH_SCALE_C=16,128,1000 to choose the levels).
  */
 import { execFileSync } from 'node:child_process';
@@ -31,7 +32,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { linearRegression, rSquared } from 'simple-statistics';
+import { linearRegression, quantileSorted, rSquared } from 'simple-statistics';
 import { runWiring } from '../cli/wiring.ts';
 import { parseCsv } from '../harness/bundle/csv.ts';
 import { JournalWriter, readJournal } from '../harness/journal/journal.ts';
@@ -63,17 +64,34 @@ async function benchWiring(extra: readonly ExecutorDescriptor[]): Promise<RunWir
   };
 }
 
+/** A one-arm rollout spec on a benchmark backend; no PSS sampling unless `rollout` sets pss_interval. */
 function writeSpec(dir: string, name: string, backend: string, rollout: string): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, `name: ${name}\nexperiment: rollout\narms: [{ backend: ${backend} }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 600s\nrollout:\n  scoring_backend: ${backend}\n  retain: none\n  pss_interval: 600s\n${rollout}`);
+  writeFileSync(path, `name: ${name}\nexperiment: rollout\narms: [{ backend: ${backend} }]\nwarmups: 0\ntrials: 1\nseed: 1\ntimeout: 600s\nrollout:\n  scoring_backend: ${backend}\n  retain: none\n${rollout}`);
   return path;
+}
+
+/**
+ * Item 2's agreement: on the recording run's real host attempts both methods ran on the same
+ * attempt — the kernel peak of the attempt's own cgroup (the memory figure) and Σ PSS of its
+ * process tree sampled every 100 ms — so their ratio per attempt shows how far they agree.
+ */
+function memoryAgreement(bundle: string): string {
+  const pairs = readJournal(join(bundle, 'journal.jsonl')).records
+    .filter((r) => r.outcome === 'ok' && r.metrics.memory_peak_bytes !== undefined && r.metrics.pss_peak_kib !== undefined)
+    .map((r) => ({ ratio: (r.metrics.pss_peak_kib! * 1024) / r.metrics.memory_peak_bytes!, method: String(r.facts.memory_method) }));
+  if (pairs.length === 0) return 'no attempt has both figures';
+  const ratios = pairs.map((p) => p.ratio).sort((a, b) => a - b);
+  const q = (p: number) => quantileSorted(ratios, p).toFixed(2);
+  return `PSS ÷ cgroup peak per attempt: median ${q(0.5)} (P10 ${q(0.1)}, P90 ${q(0.9)}), n = ${pairs.length} attempts (methods: ${[...new Set(pairs.map((p) => p.method))].join(', ')} vs process-tree-pss every 100 ms)`;
 }
 
 /** One real host rollout per script task (task × right/wrong), recorded for the stand-in to replay. */
 async function record(dir: string): Promise<Recordings> {
   const store = new RecordingStore();
-  const spec = writeSpec(dir, 'record', store.descriptor().name, '  attempts: 96\n  concurrency: [8]\n  model: [{ slots: 8, base_ms: 2 }]\n');
+  const spec = writeSpec(dir, 'record', store.descriptor().name, '  attempts: 96\n  concurrency: [8]\n  model: [{ slots: 8, base_ms: 2 }]\n  pss_interval: 100ms\n');
   await runSpec({ specPath: spec, overrides: {}, out: join(dir, 'record'), requireAll: true, log: () => undefined, wiring: await benchWiring([store.descriptor()]) });
+  console.log(`harness-scale: memory methods on the recording run's host attempts: ${memoryAgreement(join(dir, 'record'))}`);
   return store.recordings;
 }
 
