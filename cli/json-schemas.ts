@@ -15,6 +15,7 @@ import { UserError } from '../harness/errors.ts';
 import { BaseSpecSchema } from '../harness/spec/schema.ts';
 import { CompareJsonSchema, DoctorJsonSchema, GateJsonSchema, OUTPUT_JSON_SCHEMA_VERSION, ReproduceJsonSchema, StatsJsonSchema } from '../reports/json/index.ts';
 import { SPEC_DEFAULTS } from '../harness/spec/spec-defaults.ts';
+import { CONFORMANCE_JSON_SCHEMA_VERSION, ConformanceJsonSchema } from '../executors/conformance/conformance-json.ts';
 import type { SpecKinds } from '../harness/spec/kind-spec.ts';
 
 /** The spec format's version: bump when a field changes meaning (new optional fields do not). */
@@ -41,6 +42,7 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
   { name: 'reproduce', version: OUTPUT_JSON_SCHEMA_VERSION, description: 'the document `sandbench reproduce <bundle> --json` prints', schema: fixed(ReproduceJsonSchema) },
   { name: 'stats', version: OUTPUT_JSON_SCHEMA_VERSION, description: 'the document `sandbench stats --json` prints', schema: fixed(StatsJsonSchema) },
   { name: 'doctor', version: OUTPUT_JSON_SCHEMA_VERSION, description: 'the document `sandbench doctor --json` prints', schema: fixed(DoctorJsonSchema) },
+  { name: 'conformance', version: CONFORMANCE_JSON_SCHEMA_VERSION, description: 'the document `sandbench conformance --json` prints', schema: fixed(ConformanceJsonSchema) },
   { name: 'bundle-resolved-spec', version: BUNDLE_SCHEMA_VERSION, description: `a bundle's ${BUNDLE_FILES.resolvedSpec}: the spec as run (durations in ms, sizes in MiB), overrides, skipped arms, defaults used`, schema: fixed(ResolvedSpecSchema) },
   { name: 'bundle-plan', version: BUNDLE_SCHEMA_VERSION, description: `a bundle's ${BUNDLE_FILES.plan}: the seeded schedule`, schema: fixed(PlanSchema) },
   { name: 'bundle-environment', version: BUNDLE_SCHEMA_VERSION, description: `a bundle's ${BUNDLE_FILES.environment} (host facts; readers look keys up defensively)`, schema: fixed(JsonObjectSchema) },
