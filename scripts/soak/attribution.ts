@@ -1,7 +1,8 @@
 /**
- * Which top-level entries a file-count series grew in (pure): /tmp, the state dir and the scratch
- * roots are shared with other engineers' work, so a growing count is only a finding once it names
- * the directory that grew — a sandbench one (ctrd-checkpoint*, sandbench-*, docker/) or someone else's.
+ * Which parts a machine-wide count grew in (pure): /tmp, the state dir, the scratch roots and the
+ * process table are shared with other engineers' work, so a growing count is only a finding once it
+ * names what grew — a sandbench directory (ctrd-checkpoint*, sandbench-*, docker/) or process, or
+ * someone else's.
  */
 import type { HostSnapshot } from './snapshot.ts';
 
@@ -12,11 +13,18 @@ export interface EntryGrowth {
   growth: number;
 }
 
-/** The tree series and where their per-entry counts sit in a snapshot. */
+function countByName(names: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const name of names) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+}
+
+/** The attributed series and their parts in a snapshot: top-level entries (files below each), or processes by name. */
 export const TREE_SERIES = {
   'tmp.files': (s: HostSnapshot) => s.tmp.byEntry,
   'state.files': (s: HostSnapshot) => s.state.byEntry,
   'scratch.files': (s: HostSnapshot) => s.scratch.byEntry,
+  'processes.all': (s: HostSnapshot) => countByName(s.procs.map((p) => p.comm)),
 } as const satisfies Record<string, (s: HostSnapshot) => Record<string, number>>;
 
 export type TreeSeries = keyof typeof TREE_SERIES;
@@ -32,6 +40,6 @@ export function topGrowth(before: Record<string, number>, after: Record<string, 
 }
 
 export function growthLines(series: string, growth: readonly EntryGrowth[]): string[] {
-  if (growth.length === 0) return [`${series}: no entry grew`];
-  return [`${series}, entries that grew most (files before → after):`, ...growth.map((g) => `  ${g.entry}: ${g.before} → ${g.after} (+${g.growth})`)];
+  if (growth.length === 0) return [`${series}: no part grew`];
+  return [`${series}, parts that grew most (count before → after):`, ...growth.map((g) => `  ${g.entry}: ${g.before} → ${g.after} (+${g.growth})`)];
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { diskUsedBytes, dockerdProcesses, measure, qemuProcesses } from '../../scripts/soak/measure.ts';
 import { RESOURCES } from '../../scripts/soak/resources.ts';
 import { countTree, type HostSnapshot } from '../../scripts/soak/snapshot.ts';
-import { growthLines, topGrowth } from '../../scripts/soak/attribution.ts';
+import { growthLines, topGrowth, TREE_SERIES } from '../../scripts/soak/attribution.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const MIB = 1024 * 1024;
@@ -68,7 +68,12 @@ describe('naming what grew', () => {
     ]);
     expect(topGrowth({}, { a: 1, b: 2, c: 3 }, 2).map((g) => g.entry)).toEqual(['c', 'b']);
     expect(growthLines('tmp.files', growth)[1]).toBe('  venv: 100 → 900 (+800)');
-    expect(growthLines('tmp.files', [])).toEqual(['tmp.files: no entry grew']);
+    expect(growthLines('tmp.files', [])).toEqual(['tmp.files: no part grew']);
+  });
+
+  it('attributes process growth by executable name', () => {
+    const procs = [{ comm: 'node', cmdline: '' }, { comm: 'qemu-system-x86', cmdline: '' }, { comm: 'node', cmdline: '' }];
+    expect(TREE_SERIES['processes.all'](snapshot({ procs }))).toEqual({ node: 2, 'qemu-system-x86': 1 });
   });
 });
 
