@@ -45,6 +45,8 @@ export function renderReportHtml(model: ReportModel, plots: readonly RenderedPlo
   const blocks: HtmlBlock[] = [];
   // The answer first, inside the first screen: verdicts, then the headline chart of each lead metric.
   if (text.pointer) blocks.push({ kind: 'paragraph', text: text.pointer, className: 'warn' });
+  // A kind whose answer is not a latency (rollout: throughput, reward, memory, bottleneck) leads with its own table and sentences.
+  if (model.kindLead) blocks.push({ kind: 'table', table: model.kindLead.table }, { kind: 'list', items: model.kindLead.sentences, className: 'verdicts lead' });
   if (text.sentences.length > 0) blocks.push({ kind: 'list', items: text.sentences, className: 'verdicts' });
   if (text.family) blocks.push({ kind: 'paragraph', text: text.family, className: 'meta' });
   for (const plot of headlinePlots) blocks.push({ kind: 'plot', plot, className: 'headline' });
@@ -87,6 +89,7 @@ export function renderReportMarkdown(model: ReportModel): string {
   const text = headlineText(model);
   const parts = [`## ${model.title}`, ''];
   if (text.pointer) parts.push(`> **${text.pointer}**`, '');
+  if (model.kindLead) parts.push(mdTable(model.kindLead.table), '', ...model.kindLead.sentences.map((s) => `- ${s}`), '');
   if (text.sentences.length > 0) parts.push(...text.sentences.map((s) => `- ${s}`), '');
   if (text.family) parts.push(`_${text.family}_`, '');
   for (const metric of lead) {

@@ -53,6 +53,7 @@ import { comparePairedScores, isBinary, quantile, wilsonInterval, type PairedSco
 import type { MetricDesign } from '../../harness/analyze/metric-design.ts';
 import { bottleneckOf, type Bottleneck } from './rollout-phases.ts';
 import { cellMemory, memoryText, type CellMemory } from './rollout-memory.ts';
+import { rolloutLead } from './rollout-lead.ts';
 
 export const ROLLOUT_SUMMARY_FILE = 'rollout-summary.csv';
 export const ROLLOUT_SCORES_FILE = 'rollout-scores.csv';
@@ -469,6 +470,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
       [ROLLOUT_DELTAS_FILE, toCsv(ROLLOUT_DELTAS_HEADER, deltaRows)],
     ]),
     evidence,
+    lead: rolloutLead(summaries, deltas, armOrder),
     tables: [table, deltaTable],
     charts,
   };

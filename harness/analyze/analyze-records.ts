@@ -128,7 +128,7 @@ export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): 
     ...comparisons.flatMap((o) => comparisonEvidence(evidenceCtx, o)),
   ];
 
-  const extras = { files: new Map<string, string>(), tables: [] as BundleAnalysis['extras']['tables'], charts: [] as BundleAnalysis['extras']['charts'] };
+  const extras: BundleAnalysis['extras'] = { files: new Map<string, string>(), tables: [], charts: [] };
   if (descriptor.extension) {
     const extra = descriptor.extension(input);
     const declared = new Set(descriptor.files ?? []);
@@ -139,6 +139,7 @@ export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): 
     evidence.push(...extra.evidence);
     extras.tables.push(...(extra.tables ?? []));
     extras.charts.push(...(extra.charts ?? []));
+    if (extra.lead) extras.lead = extra.lead;
   }
 
   const summaries = [...measured, ...skippedSummaries];

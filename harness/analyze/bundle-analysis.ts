@@ -9,7 +9,7 @@ import type { ArmMetricData } from './arm-metric.ts';
 import type { ComparisonFamily } from './comparison-family.ts';
 import type { ComparisonOutcome } from './comparison-table.ts';
 import type { EvidenceRow } from './evidence.ts';
-import type { KindChart } from './kind-analysis.ts';
+import type { KindChart, KindLead } from './kind-analysis.ts';
 import type { ArmMetricSummary, TableContext } from './summary-table.ts';
 import type { Table } from './table.ts';
 
@@ -44,6 +44,8 @@ export interface KindExtras {
   files: Map<string, string>;
   tables: Table[];
   charts: KindChart[];
+  /** The kind's lead (kind-analysis.ts KindLead): shown first, before the latency charts. */
+  lead?: KindLead;
 }
 
 export interface BundleAnalysis {

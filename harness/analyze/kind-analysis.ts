@@ -34,10 +34,21 @@ export interface KindChart {
   mark?: 'line' | 'stacked-bar';
 }
 
+/**
+ * What the report and the terminal lead with, before any chart, when a kind's answer is not a
+ * latency (the rollout kind: per cell throughput, reward, memory and bottleneck, then one sentence
+ * per candidate against its control). Computed by the kind's analysis; reports only render it.
+ */
+export interface KindLead {
+  table: Table;
+  sentences: string[];
+}
+
 export interface KindExtensionOutput {
   /** Extra bundle files, name → content (must be among `files`). */
   files: Map<string, string>;
   evidence: EvidenceRow[];
+  lead?: KindLead;
   /** Tables the report shows after the generic ones. */
   tables?: Table[];
   charts?: KindChart[];

@@ -17,6 +17,7 @@ import {
   type Cell,
   type Table,
 } from '../../harness/analyze/index.ts';
+import type { KindLead } from '../../harness/analyze/kind-analysis.ts';
 import type { MedianInterval } from '../../harness/stats/index.ts';
 import { environmentSummary } from '../bundle/environment.ts';
 import { methodWithoutSeed } from './format.ts';
@@ -95,6 +96,8 @@ export interface ReportModel {
   diagnostics: Table | null;
   /** Tables the kind adds (density capacity). */
   kindTables: Table[];
+  /** The kind's own lead (table + sentences), rendered before anything else; null for kinds without one. */
+  kindLead: KindLead | null;
   /** Titles of the charts the kind adds, for the markdown's pointer to report.html. */
   kindCharts: string[];
   controls: [string, string][];
@@ -247,6 +250,7 @@ export function buildReportModel(analyzed: AnalyzedBundle): ReportModel {
     failures: recorded,
     diagnostics: diagnosticsTable(analyzed),
     kindTables: analysis.extras.tables,
+    kindLead: analysis.extras.lead ?? null,
     kindCharts: analysis.extras.charts.map((c) => c.id),
     controls: controlRows(analyzed),
     environment: environmentSummary(analyzed),

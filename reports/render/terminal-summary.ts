@@ -15,6 +15,8 @@ export function terminalSummary(analyzed: AnalyzedBundle): string {
   const model = buildReportModel(analyzed);
   const lead = leadMetrics(model);
   const out: string[] = [];
+  // A kind's own lead first (rollout: per cell throughput, reward, memory, bottleneck; each candidate against its control).
+  if (model.kindLead) out.push(model.kindLead.table.caption, textTable(model.kindLead.table), '', ...model.kindLead.sentences, '');
   for (const table of headlineTables(model.headline, model.comparisons, lead)) out.push(table.caption, textTable(table), '');
   const sentences = headlineComparisons(model).some((c) => lead.includes(c.metric)) ? verdictSentences(model) : [];
   const family = familySentence(model.family);
