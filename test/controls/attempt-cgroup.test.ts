@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
@@ -31,6 +31,8 @@ const layout = (() => {
 })();
 const v1 = layout?.version === 1 && process.getuid?.() === 0;
 const MiB = 1024 * 1024;
+/** gVisor's runsc as podman's runtime: a wrapper adding --network=none and --host-uds=open (docs/backends.md, Recipes). */
+const RUNSC_WRAPPER = resolve(import.meta.dirname, '../../data/runtimes/runsc-podman.sh');
 /** Allocate and touch `mib` MiB, then exit at once: a sandbox far shorter than a 500 ms sampling interval. */
 const allocate = (mib: number) => ({ argv: ['python3', '-c', `b = bytearray(${mib} * 1024 * 1024); print('REFERENCE_READY', len(b))`], env: {}, stdin: 'none' as const });
 
@@ -87,6 +89,32 @@ describe.skipIf(!v1)('attempt cgroup (cgroup v1, real)', () => {
       expect(cgroupPeakMemory(podmanBackend.traits, peak).method).toBe('cgroup-peak');
       await cgroup.destroy();
     });
+  }, 180_000);
+
+  it.skipIf(!existsSync('/usr/bin/runsc'))('podman with gVisor (runsc): the sentry and gofer are charged to the attempt cgroup, and so is what the task allocates', async () => {
+    const runsc = createPodmanExecutor(null, { runtime: RUNSC_WRAPPER });
+    expect((await runsc.probe()).details.start_check).toBe('a container started with this runtime');
+    await runsc.prepare(podman.test.run);
+    try {
+      await withBudget('runsc', async (budget) => {
+        const cgroup = AttemptCgroup.create(budget, 'a0');
+        const trial = makeTrial(podman.test, { budget: cgroup.placement() });
+        let members: string[] = [];
+        const outcome = await runOne(runsc, trial, { ...allocate(64), argv: ['python3', '-c', "b = bytearray(64 * 1024 * 1024); import time; print('REFERENCE_READY', flush=True); time.sleep(1.2)"] }, async (running) => {
+          await new Promise<void>((resolve) => running.onLine((line) => line.text.startsWith('REFERENCE_READY') && resolve()));
+          members = cgroup.procs().map((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 2).join(' '); } catch { return ''; } });
+        });
+        expect(outcome.exit.exitCode).toBe(0);
+        // runsc's own processes (the sandbox's sentry, the gofer) are members, not only conmon.
+        expect(members.filter((cmd) => /runsc-sandbox|runsc-gofer|runsc /.test(cmd)).length, members.join('\n')).toBeGreaterThanOrEqual(2);
+        const peak = cgroup.peak();
+        expect(peak.bytes).toBe(Number(readFileSync(peak.file, 'utf8').trim()));
+        expect(peak.bytes).toBeGreaterThanOrEqual(64 * MiB);
+        await cgroup.destroy();
+      });
+    } finally {
+      await runsc.teardown();
+    }
   }, 180_000);
 
   it('an empty cgroup is no measurement: the backend did not start the sandbox in it', async () => {
