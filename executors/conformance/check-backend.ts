@@ -1,8 +1,8 @@
 /**
  * One backend through the conformance properties: probe (unavailable: reported with its reason and
  * fix, nothing run), prepare on the conformance run's task image, every property in order, teardown.
- * When the task's own output never reaches the harness (the ready property fails) the other
- * properties are not run: each would fail for that same reason, after its own timeout.
+ * When the task's own output never reaches the harness (the ready property sees no REFERENCE_READY)
+ * the other properties are not run: each would fail for that same reason, after its own timeout.
  */
 import type { Executor, ProbeResult } from '../../harness/contracts/executor.ts';
 import type { ConformanceRun } from './conformance-run.ts';
@@ -43,7 +43,8 @@ export async function runProperties(executor: Executor, probe: ProbeResult, run:
     options.log?.(`conformance: ${executor.backend}: ${name}`);
     const result = await check(subject);
     results.push(result);
-    if (name === 'ready-and-exit' && result.status === 'fail') gate = 'ready-and-exit failed, so no task output reaches the harness';
+    // Only when the task's output never arrived: a ready property failed on stdin or the exit code leaves the others meaningful.
+    if (name === 'ready-and-exit' && result.status === 'fail' && subject.observed.taskSpoke !== true) gate = 'ready-and-exit saw no REFERENCE_READY, so no task output reaches the harness';
   }
   return results;
 }

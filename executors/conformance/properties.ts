@@ -37,12 +37,15 @@ export interface ConformanceSubject {
   run: ConformanceRun;
   /** A trial's timeout (the timeout property uses a shorter one, from the ready time seen). */
   trialTimeoutMs: number;
-  /** Filled by the properties: the ready time of the ready property, and how every launch was timed. */
-  observed: { readyMs: number | null; launches: { trialId: string; timing: TimingPath | undefined }[] };
+  /**
+   * Filled by the properties: whether the ready property's REFERENCE_READY reached the harness at all,
+   * its ready time when the property passed, and how every launch was timed.
+   */
+  observed: { taskSpoke: boolean | null; readyMs: number | null; launches: { trialId: string; timing: TimingPath | undefined }[] };
 }
 
 export function conformanceSubject(executor: Executor, probe: ProbeResult, run: ConformanceRun, trialTimeoutMs: number): ConformanceSubject {
-  return { executor, probe, run, trialTimeoutMs, observed: { readyMs: null, launches: [] } };
+  return { executor, probe, run, trialTimeoutMs, observed: { taskSpoke: null, readyMs: null, launches: [] } };
 }
 
 /** The default trial timeout for a backend: VMs boot (under TCG, slowly) before the task speaks. */
@@ -161,6 +164,7 @@ export function readyAndExit(subject: ConformanceSubject): Promise<PropertyResul
       },
     });
     const ready = out.running.lines.find((line) => line.stream === 'stdout' && line.text === 'REFERENCE_READY');
+    subject.observed.taskSpoke = ready !== undefined;
     check(ready, `no REFERENCE_READY line reached the harness (${describeExit(out.exit)}; stdout: ${tail(out.stdout)}; stderr: ${tail(out.stderr)})`);
     const readyMs = Number(ready.tNs - out.running.tSpawnNs) / 1e6;
     const completionMs = Number(out.exit.tExitNs - out.running.tSpawnNs) / 1e6;

@@ -119,7 +119,16 @@ describe('conformance properties fail a backend that breaks them', () => {
     const mute = executorOf({ ...host, create: () => ({ ...inner, launch: (trial, task) => inner.launch(trial, { ...task, argv: ['sh', '-c', 'exec sleep 30', ...task.argv] }) }) }, null);
     const results = await runProperties(mute, probe, run, { trialTimeoutMs: 2_000 });
     expect(results[0]).toMatchObject({ property: 'ready-and-exit', status: 'fail', reason: expect.stringMatching(/^no REFERENCE_READY line reached the harness \(exit none, signal SIG[A-Z]+, timed out/) });
-    expect(results.slice(1).every((r) => r.status === 'fail' && r.reason.startsWith('not checked: ready-and-exit failed'))).toBe(true);
+    expect(results.slice(1).every((r) => r.status === 'fail' && r.reason.startsWith('not checked: ready-and-exit saw no REFERENCE_READY'))).toBe(true);
     expect(results).toHaveLength(8);
+  });
+
+  it('a ready property failed on stdin alone does not stop the other properties', async () => {
+    const inner = host.create(null);
+    const deaf = executorOf({ ...host, create: () => ({ ...inner, launch: (trial, task) => inner.launch(trial, { ...task, stdin: 'none' }) }) }, null);
+    const results = await runProperties(deaf, probe, run, { trialTimeoutMs: 10_000, only: ['ready-and-exit', 'staging'] });
+    expect(results[0]).toMatchObject({ property: 'ready-and-exit', status: 'fail' });
+    expect(results[0]!.reason).toMatch(/stdin/);
+    expect(results[1]).toMatchObject({ property: 'staging', status: 'pass' });
   });
 });
