@@ -286,7 +286,8 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       budgetPeakBytes: peak,
       memory: cellMemory(ok),
       pssP50: values(ok, 'pss_peak_kib').length > 0 ? quantile(values(ok, 'pss_peak_kib'), 0.5) : null,
-      pssScope: [...new Set(ok.map((r) => r.facts.pss_scope).filter((scope): scope is string => typeof scope === 'string'))].sort().join(' | ') || null,
+      // Each scope with its method (process-tree-pss, or -partial where the sandbox is not the launched tree's): labelled, never mixed silently.
+      pssScope: [...new Set(ok.filter((r) => typeof r.facts.pss_scope === 'string').map((r) => (r.facts.pss_method ? `${String(r.facts.pss_method)}: ${String(r.facts.pss_scope)}` : String(r.facts.pss_scope))))].sort().join(' | ') || null,
       pssSamplerCpuPerRollout: mean(values(all, 'pss_sampler_cpu_ms')),
       trajectoriesParsed: all.filter((r) => (r.facts.trajectory as { parsed?: unknown } | null | undefined)?.parsed === true).length,
       harnessRss: rss,

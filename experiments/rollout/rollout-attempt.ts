@@ -14,7 +14,7 @@ import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, Runni
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { detectCgroupLayout, type CgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 import type { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
-import { cgroupPeakMemory, type SandboxMemory } from '../../harness/controls/memory-method.ts';
+import { cgroupPeakMemory, processTreePssMethod, type MemoryMethod, type SandboxMemory } from '../../harness/controls/memory-method.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
 import { removeTree } from '../../executors/workspace-diff.ts';
 import { startSandboxPss, type SandboxPssProbe } from './sandbox-pss.ts';
@@ -84,7 +84,7 @@ export interface AttemptResult {
   pssPeakKiB: number | null;
   pssSamples: number;
   /** The launched tree's and the container's own parts of the peak, and which processes the figure covers. */
-  pss?: { launchedPeakKiB: number | null; containerPeakKiB: number | null; scope: string; samplerCpuMs: number; reads: number; reuses: number };
+  pss?: { launchedPeakKiB: number | null; containerPeakKiB: number | null; scope: string; method: MemoryMethod; samplerCpuMs: number; reads: number; reuses: number };
   scoring: { exit_code: number | null; ms: number; stdout_tail: string } | null;
   facts: Record<string, unknown>;
 }
@@ -210,7 +210,7 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
       memory,
       pssPeakKiB: sampled?.peakKiB ?? null,
       pssSamples: sampled?.samples ?? 0,
-      ...(sampled ? { pss: { launchedPeakKiB: sampled.launchedPeakKiB, containerPeakKiB: sampled.detachedPeakKiB, scope: sampled.scope, samplerCpuMs: sampled.cpuMs, reads: sampled.reads, reuses: sampled.reuses } } : {}),
+      ...(sampled ? { pss: { launchedPeakKiB: sampled.launchedPeakKiB, containerPeakKiB: sampled.detachedPeakKiB, scope: sampled.scope, method: processTreePssMethod(input.executor.traits), samplerCpuMs: sampled.cpuMs, reads: sampled.reads, reuses: sampled.reuses } } : {}),
     };
     facts.agent_stderr_tail = stderrTail(running.lines);
     const agentFailure = agentExitCategory(exit, input.arm.cli === null, killedByHarness);

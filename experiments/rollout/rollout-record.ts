@@ -142,6 +142,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       memory_cgroup_file: result.memory?.file ?? null,
       pss_samples: result.pssSamples,
       pss_scope: result.pss?.scope ?? null,
+      pss_method: result.pss?.method ?? null,
       pss_reads: result.pss ? { smaps_rollup: result.pss.reads, reused: result.pss.reuses } : null,
       ...result.facts,
     },

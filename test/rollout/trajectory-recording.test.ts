@@ -61,7 +61,9 @@ describe('rollout trajectory recording', () => {
       const trajectory = record.facts.trajectory as { sha256: string; parsed: boolean; format: string };
       expect(trajectory).toMatchObject({ parsed: false, format: 'mini-swe-agent' });
       expect(existsSync(join(out, 'candidates', 'objects', trajectory.sha256))).toBe(true);
-      expect(record.facts.pss_scope).toBe('launched tree (sh)');
+      // A failed attempt keeps its memory figure (its own cgroup's peak), with its method.
+      expect(record.facts.memory_method).toBe('cgroup-peak');
+      expect(record.metrics.memory_peak_bytes).toBeGreaterThan(0);
     }
     const row = parseCsv('rollout-summary.csv', readFileSync(join(out, 'rollout-summary.csv'), 'utf8')).rows[0]!;
     expect(row).toMatchObject({ planned: '2', completed: '0', failed: '2', failures: 'recording_failed=2', trajectories_parsed: '0' });
