@@ -56,8 +56,9 @@ export function cellMemory(completed: readonly TrialRecord[]): CellMemory {
   return { method, n: bytes.length, p50Bytes: quantile(bytes, 0.5), maxBytes: bytes[bytes.length - 1]!, note: partial };
 }
 
-/** "61.2 MiB (cgroup-peak, n = 8)", or why there is none. */
+/** "61.2 MiB (cgroup-peak, n = 8)", with what a partial figure covers, or why there is none. */
 export function memoryText(memory: CellMemory): string {
   if (memory.p50Bytes === null) return `– (${memory.method}${memory.note ? `: ${memory.note}` : ''})`;
-  return `${(memory.p50Bytes / 1048576).toFixed(1)} MiB (${memory.method}, n = ${memory.n})`;
+  // A figure that covers part of the sandbox says so where it is shown.
+  return `${(memory.p50Bytes / 1048576).toFixed(1)} MiB (${memory.method}, n = ${memory.n}${memory.note ? `; ${memory.note}` : ''})`;
 }
