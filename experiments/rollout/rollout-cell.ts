@@ -254,9 +254,11 @@ export async function runCell(input: CellInput): Promise<CellResult> {
         { onKill: (listener) => listeners.push(listener), ...(input.onLaunched ? { onLaunched: (running: RunningTrial) => input.onLaunched!(attempt, running) } : {}) },
       );
       killers.delete(kill);
+      // The attempt's own cgroup counts exactly its kills (v1 counts a kill only in the victim's cgroup); without one, the budget's count over the attempt.
+      const oomKillsDuring = cgroup.cgroup ? cgroup.cgroup.oomKillCount() : budget.oomKillCount() - oomBefore;
       // A child left behind is still removed with the budget at the cell's end.
       await cgroup.cgroup?.destroy().catch((error) => result.notes.push(`attempt cgroup: ${(error as Error).message}`));
-      outcomes.push({ attempt, result, oomKillsDuring: budget.oomKillCount() - oomBefore, worker: index, notes: [...result.notes] });
+      outcomes.push({ attempt, result, oomKillsDuring, worker: index, notes: [...result.notes] });
     }
   };
   await Promise.all(Array.from({ length: input.concurrency }, (_, index) => worker(index)));

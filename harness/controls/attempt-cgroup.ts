@@ -76,6 +76,17 @@ export class AttemptCgroup {
     return { bytes: bytes !== null && Number.isFinite(bytes) ? bytes : null, file };
   }
 
+  /**
+   * OOM kills of this cgroup's processes (v1 memory.oom_control, v2 memory.events `oom_kill`). On v1
+   * a kill is counted only in the victim's own cgroup, never in the budget whose limit caused it, so
+   * an attempt's kills must be read here, before destroy().
+   */
+  oomKillCount(): number {
+    const file = this.budget.version === 1 ? 'memory.oom_control' : 'memory.events';
+    const match = /^oom_kill (\d+)$/m.exec(this.io.read(join(this.memoryDir, file)) ?? '');
+    return match ? Number(match[1]) : 0;
+  }
+
   /** Every PID in the memory cgroup and its sub-cgroups (a container runtime's libpod-<id>, conmon). */
   procs(): number[] {
     const out: number[] = [];
