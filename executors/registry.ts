@@ -57,7 +57,8 @@ function withTimingDetails(executor: Executor): Executor {
     ...executor,
     async probe() {
       const result = await probe();
-      return result.available ? { ...result, details: { ...result.details, ...(await timingDetails()) } } : result;
+      // A backend that states its own timing path (a plugin module spawning with Node) keeps its word.
+      return result.available ? { ...result, details: { ...(await timingDetails()), ...result.details } } : result;
     },
   };
 }

@@ -16,6 +16,8 @@ import type { Executor } from '../../harness/contracts/executor.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 import { makeTestRun, makeTrial, runOne, sh, type TestRun } from '../support/trial-fixture.ts';
+import { openConformanceRun } from '../../executors/conformance/conformance-run.ts';
+import { checkBackend, conforms } from '../../executors/conformance/check-backend.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/backends');
 const NSPAWN_SPEC = resolve(import.meta.dirname, '../../experiments/specs/backends/nspawn-shell-ready.yaml');
@@ -105,4 +107,29 @@ describe('declared backends run real trials', () => {
     expect(out.stdout).toEqual(['REFERENCE_READY', 'hello']);
     expect(out.exit.exitCode).toBe(4);
   }, 60_000);
+});
+
+describe('declared backends pass sandbench conformance', () => {
+  // The two acceptance sandboxes without TypeScript of their own: systemd-nspawn from the shipped
+  // YAML, and the plain-JS plugin module. Every property must pass (none is n/a: both claim a
+  // network boundary, and both hand the task its service socket).
+  const cases: [string, () => Promise<Executor>][] = [
+    ['nspawn (spec-declared template)', async () => executorFor(resolveGivenSpec(NSPAWN_SPEC, {}, SPEC_KINDS).spec, 'nspawn')],
+    ['unshare-fixture (plugin module)', async () => executorFor(parseSpec(specWith({ mine: { module: join(FIXTURES, 'unshare-backend.mjs') } }, 'mine')), 'mine')],
+  ];
+  for (const [label, make] of cases) {
+    it(label, async () => {
+      const run = await openConformanceRun({ scratchRoot: tempDir('sandbench-declared-conformance-') });
+      try {
+        const report = await checkBackend(await make(), run);
+        const failed = report.results.filter((p) => p.status === 'fail').map((p) => `${p.property}: ${p.reason}`);
+        expect(report.setupError).toBeNull();
+        expect(failed).toEqual([]);
+        expect(report.results.filter((p) => p.status === 'pass').length).toBeGreaterThanOrEqual(7);
+        expect(conforms(report)).toBe(true);
+      } finally {
+        expect(await run.dispose()).toEqual([]);
+      }
+    }, 240_000);
+  }
 });
