@@ -43,7 +43,7 @@ describe('rollout --concurrency', () => {
     const { spec } = loadKindSpec(shipped);
     expect(() => applyOverrides(shipped, spec, { batches: 2 }, SPEC_KINDS)).toThrow(/--batches: the rollout kind has no batches.*rollout\.blocks/);
     expect(() => applyOverrides(shipped, spec, { concurrency: [2, 2] }, SPEC_KINDS)).toThrow(/rollout\.concurrency.*listed twice/);
-    expect(() => applyOverrides(shipped, spec, { concurrency: [65] }, SPEC_KINDS)).toThrow(/rollout\.concurrency\.0/);
+    expect(() => applyOverrides(shipped, spec, { concurrency: [0] }, SPEC_KINDS)).toThrow(/rollout\.concurrency\.0/);
   });
 
   it('a real run records the override in resolved-spec.json and runs its cells at that C (harness CPU with the launcher counted)', async () => {
