@@ -27,7 +27,7 @@ import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import { buildBinaryDetails, fileSha256 } from '../harness/provenance/build-identity.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
-import { listUpperLayer } from './overlay-upper.ts';
+import { listUpperLayer, overlayStageDirs } from './overlay-upper.ts';
 import { validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
 import { readCandidate } from './workspace-diff.ts';
@@ -37,15 +37,6 @@ import { isMounted, mountOverlay, unmount } from './gvisor/overlay-mount.ts';
 
 const SMOKE_TIMEOUT_MS = 30_000;
 
-interface StageDirs {
-  upper: string;
-  work: string;
-  merged: string;
-}
-
-function stageDirs(trial: TrialContext): StageDirs {
-  return { upper: join(trial.trialDir, 'upper'), work: join(trial.trialDir, 'work'), merged: join(trial.trialDir, 'merged') };
-}
 
 /** Why a runsc run failed before the task ran (runsc's own error on stderr), or undefined. */
 export function runscSetupFailure(info: ExitInfo, lines: readonly OutputLine[]): ExitInfo['infraFailure'] {
@@ -129,7 +120,7 @@ export function createGvisorExecutor(variant: string | null = null, build?: ArmB
       });
     },
     async stageWorkspace(trial): Promise<WorkspaceBinding> {
-      const dirs = stageDirs(trial);
+      const dirs = overlayStageDirs(trial);
       for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
       await mountOverlay([trial.baselineWorkspace], dirs.upper, dirs.work, dirs.merged);
       mounts.set(trial.trialDir, trial.run.cleanup.register('mount', dirs.merged, () => unmount(dirs.merged)));
@@ -138,7 +129,7 @@ export function createGvisorExecutor(variant: string | null = null, build?: ArmB
     async launch(trial: TrialContext, task: TaskCommand): Promise<RunningTrial> {
       if (!rootfsDir || !root || !binary) throw new Error('gvisor executor: prepare() was not called');
       validateExtras(task);
-      const dirs = stageDirs(trial);
+      const dirs = overlayStageDirs(trial);
       if (!isMounted(dirs.merged)) throw new Error(`gvisor executor: ${dirs.merged} is not mounted (stageWorkspace() was not called)`);
       const name = containerName(trial.run.runId, trial.trialId);
       // A shared budget holds the memory; otherwise runsc makes (and `delete` removes) the trial's own cgroup.
@@ -160,7 +151,7 @@ export function createGvisorExecutor(variant: string | null = null, build?: ArmB
       });
     },
     async collect(trial): Promise<CandidateFiles> {
-      const { upper } = stageDirs(trial);
+      const { upper } = overlayStageDirs(trial);
       const memory = trial.controls.memoryMiB === null ? 'none' : trial.budget ? `budget ${trial.budget.cgroupParent}` : `cgroup /${containerName(trial.run.runId, trial.trialId)}`;
       return {
         changed: listUpperLayer(upper, trial.baselineWorkspace),
@@ -175,7 +166,7 @@ export function createGvisorExecutor(variant: string | null = null, build?: ArmB
       const mount = mounts.get(trial.trialDir);
       mounts.delete(trial.trialDir);
       if (mount) await trial.run.cleanup.release(mount);
-      else if (isMounted(stageDirs(trial).merged)) await unmount(stageDirs(trial).merged);
+      else if (isMounted(overlayStageDirs(trial).merged)) await unmount(overlayStageDirs(trial).merged);
     },
     async teardown() {
       if (run && rootHandle) await run.cleanup.release(rootHandle);

@@ -4,6 +4,19 @@
  */
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TrialContext } from '../harness/contracts/executor.ts';
+
+/** The directories of a trial's overlay: the upper layer (the candidate files), its work dir, and the merged view. */
+export interface OverlayStageDirs {
+  upper: string;
+  work: string;
+  merged: string;
+}
+
+/** Where a staging backend (staged, gvisor) keeps a trial's overlay: inside the trial's scratch dir, removed with it. */
+export function overlayStageDirs(trial: Pick<TrialContext, 'trialDir'>): OverlayStageDirs {
+  return { upper: join(trial.trialDir, 'upper'), work: join(trial.trialDir, 'work'), merged: join(trial.trialDir, 'merged') };
+}
 
 function isWhiteout(path: string): boolean {
   const stat = lstatSync(path);

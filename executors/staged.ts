@@ -14,20 +14,11 @@ import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';
 import { startTrial } from './spawn-trial.ts';
-import { listUpperLayer } from './overlay-upper.ts';
+import { listUpperLayer, overlayStageDirs } from './overlay-upper.ts';
 import { readCandidate } from './workspace-diff.ts';
 import type { ArmBuild } from '../harness/spec/arm-build.ts';
 import { buildBinaryDetails } from '../harness/provenance/build-identity.ts';
 
-interface StageDirs {
-  upper: string;
-  work: string;
-  merged: string;
-}
-
-function stageDirs(trial: TrialContext): StageDirs {
-  return { upper: join(trial.trialDir, 'upper'), work: join(trial.trialDir, 'work'), merged: join(trial.trialDir, 'merged') };
-}
 
 /** Quote for the one `sh -c` that mounts the overlay (paths are harness-made, but never trust that). */
 function shellQuote(value: string): string {
@@ -35,7 +26,7 @@ function shellQuote(value: string): string {
 }
 
 export function stagedLaunchArgv(rootfsDir: string, trial: TrialContext, task: TaskCommand): string[] {
-  const dirs = stageDirs(trial);
+  const dirs = overlayStageDirs(trial);
   const mount = `mount -t overlay overlay -o ${shellQuote(`lowerdir=${trial.baselineWorkspace},upperdir=${dirs.upper},workdir=${dirs.work}`)} ${shellQuote(dirs.merged)}`;
   const service = task.service ? serviceEnv(task.service, { socket: serviceSocketTarget(task.service) }) : {};
   const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service };
@@ -102,7 +93,7 @@ export function createStagedExecutor(variant: string | null = null, build?: ArmB
       rootfsDir = run.image.rootfsDir;
     },
     async stageWorkspace(trial): Promise<WorkspaceBinding> {
-      const dirs = stageDirs(trial);
+      const dirs = overlayStageDirs(trial);
       for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
       return { hostPath: trial.baselineWorkspace, claimsStaging: true };
     },
@@ -112,7 +103,7 @@ export function createStagedExecutor(variant: string | null = null, build?: ArmB
       return startTrial({ argv: wrap(stagedLaunchArgv(rootfsDir, trial, task)), controls: launchControls(trial), clearEnv: true, env: { PATH: SANDBOX_PATH }, stdin: task.stdin, timeoutMs: trial.timeoutMs });
     },
     async collect(trial): Promise<CandidateFiles> {
-      const { upper } = stageDirs(trial);
+      const { upper } = overlayStageDirs(trial);
       return {
         changed: listUpperLayer(upper, trial.baselineWorkspace),
         read: (relativePath) => readCandidate(join(upper, relativePath)),

@@ -18,6 +18,7 @@ export const frozenOf = (trial: MechanismTrial) => join(trial.dir, 'frozen');
 /**
  * Per-trial resources and the shared tail of a files-only mechanism's lifecycle: digest of the
  * frozen files, closing a child, and discarding a trial (release what it started, remove its dir).
+ * gVisor's mechanism shares it too: it also freezes an overlay upper, and only its children differ.
  */
 export function filesOnlyLifecycle(label: string): {
   resourcesOf(trial: MechanismTrial): TrialResources;

@@ -16,11 +16,9 @@ import { createGvisorExecutor } from '../gvisor.ts';
 import { writeBundle } from '../gvisor/oci-config.ts';
 import { mountOverlay, unmount } from '../gvisor/overlay-mount.ts';
 import { choosePlatform, containerName, deleteContainer, globalFlags, listContainers, resolveBinary, runscRoot } from '../gvisor/runsc.ts';
-import { frozenOf, parentOf, sandboxOf, treeBytes } from './files-only.ts';
+import { filesOnlyLifecycle, frozenOf, parentOf, sandboxOf, treeBytes } from './files-only.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { spawnStateProcess, type StateProcess } from './state-process.ts';
-import { TrialResources } from './tracked.ts';
-import { treeDigest } from '../workspace-diff.ts';
 
 export function createGvisorCheckpoint(variant: string | null = null): CheckpointMechanism {
   const executor = createGvisorExecutor(variant);
@@ -28,11 +26,10 @@ export function createGvisorCheckpoint(variant: string | null = null): Checkpoin
   let binary: string | null = null;
   let rootfs: string | null = null;
   let root: string | null = null;
-  const resources = new Map<string, TrialResources>();
-  const resourcesOf = (trial: MechanismTrial) => {
-    if (!resources.has(trial.trialId)) resources.set(trial.trialId, new TrialResources(trial.run.cleanup));
-    return resources.get(trial.trialId)!;
-  };
+  // Per-trial resources, the frozen layer's digest, closing a child and discarding a trial are the
+  // same as the files-only mechanisms'; what differs is how a child gets its process state.
+  const lifecycle = filesOnlyLifecycle('gvisor');
+  const resourcesOf = lifecycle.resourcesOf;
   const imageDir = (trial: MechanismTrial) => join(trial.dir, 'image');
   const ready = () => {
     if (!binary || !rootfs || !root) throw new Error('gvisor checkpoint: prepare() was not called');
@@ -124,19 +121,9 @@ export function createGvisorCheckpoint(variant: string | null = null): Checkpoin
       void process.channel.request({ op: 'get' }, trial.timeoutMs).catch(() => undefined);
       return sandboxOf(role, process, { container: name, stage_upper: upper, platform });
     },
-    async frozenDigest(trial) {
-      return treeDigest(frozenOf(trial));
-    },
-    async destroy(_trial, sandbox) {
-      await sandbox.channel.close();
-    },
-    async discard(trial) {
-      const tracked = resources.get(trial.trialId);
-      resources.delete(trial.trialId);
-      const errors = tracked ? await tracked.releaseAll() : [];
-      rmSync(trial.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-      if (errors.length > 0) throw new Error(`gvisor checkpoint cleanup: ${errors.join('; ')}`);
-    },
+    frozenDigest: lifecycle.frozenDigest,
+    destroy: lifecycle.destroy,
+    discard: lifecycle.discard,
     async teardown() {
       // The run's runsc root goes once nothing is left in it (the executor of the same run may share it).
       if (root && binary && (await listContainers(binary, root)).length === 0) rmSync(root, { recursive: true, force: true });
