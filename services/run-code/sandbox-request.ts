@@ -7,12 +7,13 @@
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import type { CandidateFiles, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TrialContext } from '../../harness/contracts/executor.ts';
 import type { LanguageRecipe } from './languages.ts';
 import { sandboxError, type CommandRunResult, type RunCodeRequest, type RunCodeResponse } from './wire.ts';
 
-const RUNNER_SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'runner.py');
+// From the project root, never import.meta.url: the compiled dist/ bundle lives elsewhere (test/architecture/dist-build.test.ts).
+const RUNNER_SOURCE = join(PROJECT_ROOT, 'services', 'run-code', 'runner.py');
 const START_MARKER = 'RUN_CODE_START';
 const RESULT_MARKER = 'RUN_CODE_RESULT';
 /** Output returned per stream; SandboxFusion truncates too. Longer output is cut and the cut is said in the message. */

@@ -80,12 +80,13 @@ describe.skipIf(!crunRefusesHere)('a real failing runtime: crun on a cgroup v1 h
     const refused = await runSpec({ specPath, overrides: {}, out, requireAll: false, log: () => undefined, wiring }).then(() => null, (error: unknown) => error);
     expect(refused).toBeInstanceOf(UserError);
     expect((refused as UserError).exitCode).toBe(2);
-    expect((refused as UserError).message).toMatch(/arm podman cannot start: runtime \S*crun cannot start a container here: .*cgroups in hybrid mode not supported.*--keep-going/);
+    expect((refused as UserError).message).toMatch(/arm podman-crun cannot start: runtime \S*crun cannot start a container here: .*cgroups in hybrid mode not supported.*--keep-going/);
     expect(existsSync(join(out, 'journal.jsonl'))).toBe(false);
 
     const kept = await runSpec({ specPath, overrides: {}, out, requireAll: false, keepGoing: true, log: () => undefined, wiring });
     expect(kept.records.map((r) => r.arm.backend)).toEqual(['host']);
     const resolved = JSON.parse(readFileSync(join(out, 'resolved-spec.json'), 'utf8'));
-    expect(resolved.skipped_arms).toEqual([{ arm: 'podman', reason: expect.stringMatching(/hybrid mode not supported/) }]);
+    // An arm with a build runtime and no variant is labelled after it (harness/spec/arm-label.ts).
+    expect(resolved.skipped_arms).toEqual([{ arm: 'podman-crun', reason: expect.stringMatching(/hybrid mode not supported/) }]);
   }, 300_000);
 });

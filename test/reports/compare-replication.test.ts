@@ -25,7 +25,8 @@ import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 const ATTEMPTS = 8;
 const ARMS = ['podman', 'staged'] as const;
 const CELL_TAIL = '-c2-s1b0p0';
-const cellOf = (arm: string) => `${arm}:builtin${CELL_TAIL}`;
+/** The rollout kind's group label of a cell (experiments/rollout/rollout-analysis.ts cellGroupLabel): arm, C and the model capacity. */
+const cellOf = (arm: string) => `${arm} C=2 model 1×0ms`;
 
 interface Side {
   runId: string;
