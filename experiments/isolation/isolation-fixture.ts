@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
+import { UserError } from '../../harness/errors.ts';
 
 export const PROBE_SCRIPT = 'isolation_probe.py';
 export const READ_CANARIES = { abs_read: 'abs-read.txt', symlink_read: 'symlink-read.txt', proc_root_read: 'proc-root-read.txt', traversal_read: 'traversal-read.txt' } as const;
@@ -91,7 +92,8 @@ export async function createFixture(baselineDir: string): Promise<IsolationFixtu
   const { workspaceData, writePayload } = writeBaseline(baselineDir, nonce);
 
   const socketPath = join(hostDir, SOCKET_NAME);
-  if (Buffer.byteLength(socketPath) > 100) throw new Error(`isolation: host socket path ${socketPath} exceeds the 108-byte sun_path limit; use a shorter $SANDBENCH_FIXTURES (or $SANDBENCH_HOME for inside-home placements)`);
+  // A bad setting, not a harness fault: a one-line error naming the fix, never a stack trace.
+  if (Buffer.byteLength(socketPath) > 100) throw new UserError(`isolation: host socket path ${socketPath} (${Buffer.byteLength(socketPath)} bytes) is over the 100 bytes this fixture allows below the 108-byte sun_path limit; shorten the spec's name (the run id holds it), or use a shorter $SANDBENCH_FIXTURES (or $SANDBENCH_HOME for inside-home placements)`);
   let connections = 0;
   const server: Server = createServer((socket) => {
     connections += 1;
