@@ -216,7 +216,10 @@ export function densityCellOf(record: TrialRecord): ArmRef {
   const workload = record.facts.workload;
   const concurrency = record.facts.concurrency;
   if (typeof workload !== 'string' || typeof concurrency !== 'number') return record.arm;
-  return { backend: record.arm.backend, variant: `${workload}-n${concurrency}` };
+  // The arm's own variant stays in the cell's name: two arms of one backend (podman and podman:runsc)
+  // are two cells, never pooled into one.
+  const armVariant = record.arm.variant ? `${record.arm.variant}-` : '';
+  return { backend: record.arm.backend, variant: `${armVariant}${workload}-n${concurrency}` };
 }
 
 /** Evidence rows of density cells carry workload and N in their condition ("useful Python/Git 32 MiB; concurrency 16; ..."). */
