@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import type { BudgetPlacement } from '../contracts/executor.ts';
 import { BudgetError, enterPlacement, type CgroupBudget } from './cgroup-budget.ts';
-import type { CgroupIo } from './cgroup-io.ts';
+import { oomKillsIn, procsUnder, type CgroupIo } from './cgroup-io.ts';
 import { killUntilEmpty } from './proc-tree.ts';
 
 const CHILD_NAME = /^[A-Za-z0-9_.-]+$/;
@@ -82,20 +82,12 @@ export class AttemptCgroup {
    * an attempt's kills must be read here, before destroy().
    */
   oomKillCount(): number {
-    const file = this.budget.version === 1 ? 'memory.oom_control' : 'memory.events';
-    const match = /^oom_kill (\d+)$/m.exec(this.io.read(join(this.memoryDir, file)) ?? '');
-    return match ? Number(match[1]) : 0;
+    return oomKillsIn(this.io, this.budget.version, this.memoryDir);
   }
 
   /** Every PID in the memory cgroup and its sub-cgroups (a container runtime's libpod-<id>, conmon). */
   procs(): number[] {
-    const out: number[] = [];
-    const walk = (dir: string) => {
-      for (const line of (this.io.read(join(dir, 'cgroup.procs')) ?? '').split('\n')) if (line.trim()) out.push(Number(line));
-      for (const sub of this.io.subdirs(dir)) walk(join(dir, sub));
-    };
-    walk(this.memoryDir);
-    return out;
+    return procsUnder(this.io, this.memoryDir);
   }
 
   /** Kill what is left, remove the child (and the sub-cgroups runtimes made in every hierarchy). Idempotent. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BudgetPlacement } from '../contracts/executor.ts';
 import type { CleanupRegistry, ResourceHandle } from '../run/cleanup-registry.ts';
 import { BUDGET_CONTROLLERS, detectCgroupLayout, type BudgetController, type CgroupLayout } from './cgroup-layout.ts';
-import { nodeCgroupIo, type CgroupIo } from './cgroup-io.ts';
+import { nodeCgroupIo, oomKillsIn, procsUnder, type CgroupIo } from './cgroup-io.ts';
 import {
   DEFAULT_CFS_PERIOD_US,
   V2_SUBTREE_CONTROL,
@@ -212,21 +212,12 @@ export class CgroupBudget {
 
   /** OOM kills inside the budget so far (v1 memory.oom_control `oom_kill`, v2 memory.events `oom_kill`). */
   oomKillCount(): number {
-    const file = this.version === 1 ? 'memory.oom_control' : 'memory.events';
-    const text = this.io.read(join(this.dirs.memory, file)) ?? '';
-    const match = /^oom_kill (\d+)$/m.exec(text);
-    return match ? Number(match[1]) : 0;
+    return oomKillsIn(this.io, this.version, this.dirs.memory);
   }
 
   /** Every PID in the budget's memory tree (sub-cgroups made by container runtimes included). */
   procs(): number[] {
-    const out: number[] = [];
-    const walk = (dir: string) => {
-      for (const line of (this.io.read(join(dir, 'cgroup.procs')) ?? '').split('\n')) if (line.trim()) out.push(Number(line));
-      for (const sub of this.io.subdirs(dir)) walk(join(dir, sub));
-    };
-    walk(this.dirs.memory);
-    return out;
+    return procsUnder(this.io, this.dirs.memory);
   }
 
   /** Is a process (given its /proc/<pid>/cgroup) inside the budget in every budget controller? */

@@ -1,5 +1,6 @@
 /** File operations on a cgroup tree, behind an interface so the v2 logic runs against a temp directory in tests. */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface CgroupIo {
   read(path: string): string | null;
@@ -38,3 +39,21 @@ export const nodeCgroupIo: CgroupIo = {
     }
   },
 };
+
+/** OOM kills counted in one memory cgroup (v1 memory.oom_control, v2 memory.events: the `oom_kill` line). */
+export function oomKillsIn(io: CgroupIo, version: 1 | 2, memoryDir: string): number {
+  const file = version === 1 ? 'memory.oom_control' : 'memory.events';
+  const match = /^oom_kill (\d+)$/m.exec(io.read(join(memoryDir, file)) ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
+/** Every PID in a memory cgroup and its sub-cgroups (a container runtime's libpod-<id>, conmon). */
+export function procsUnder(io: CgroupIo, memoryDir: string): number[] {
+  const out: number[] = [];
+  const walk = (dir: string) => {
+    for (const line of (io.read(join(dir, 'cgroup.procs')) ?? '').split('\n')) if (line.trim()) out.push(Number(line));
+    for (const sub of io.subdirs(dir)) walk(join(dir, sub));
+  };
+  walk(memoryDir);
+  return out;
+}
