@@ -4,7 +4,8 @@
  * in the kernel) and fsynced off the event loop (a blocking fsync would stall other replies'
  * paced streams and perturb the very timings the journal records); close() fsyncs synchronously.
  */
-import { closeSync, existsSync, fsync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { JsonlWriter } from '../../harness/journal/jsonl-writer.ts';
 import { z } from 'zod';
 import type { ReplyKind, ScriptFailure } from './decide.ts';
 
@@ -74,21 +75,10 @@ void statusesMatch;
 /** Entry fields that carry time; everything else is a deterministic function of the script and the requests. */
 export const TIMING_FIELDS = ['t_arrival_ns', 't_enqueued_ns', 't_service_start_ns', 't_service_end_ns', 't_scheduled_start_ns', 't_due_end_ns', 'wall_arrival', 'queue_wait_ms', 'service_ms'] as const;
 
-export class ModelJournal {
-  private fd: number | null;
-  constructor(readonly path: string) {
-    this.fd = openSync(path, 'a');
-  }
-  append(entry: ModelJournalEntry): void {
-    if (this.fd === null) throw new Error(`${this.path}: model journal already closed`);
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
-    fsync(this.fd, () => undefined);
-  }
-  close(): void {
-    if (this.fd === null) return;
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    this.fd = null;
+/** The journal file: one fsynced JSON line per entry (harness/journal/jsonl-writer.ts). */
+export class ModelJournal extends JsonlWriter<ModelJournalEntry> {
+  constructor(path: string) {
+    super(path, 'model journal');
   }
 }
 

@@ -5,7 +5,7 @@
  * request's stream fields (code, stdin, language, timeouts) are kept so the run-code kind can replay
  * a recorded journal as its request stream.
  */
-import { closeSync, fsync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { JsonlWriter } from '../../harness/journal/jsonl-writer.ts';
 import { z } from 'zod';
 
 export const RUN_CODE_JOURNAL_SCHEMA = 'sandbench-run-code-journal/1';
@@ -52,20 +52,9 @@ export const RunCodeJournalEntrySchema = z
 export type RunCodeJournalEntry = z.infer<typeof RunCodeJournalEntrySchema>;
 export type RunCodeOutcome = RunCodeJournalEntry['outcome'];
 
-export class RunCodeJournal {
-  private fd: number | null;
-  constructor(readonly path: string) {
-    this.fd = openSync(path, 'a');
-  }
-  append(entry: RunCodeJournalEntry): void {
-    if (this.fd === null) throw new Error(`${this.path}: run-code journal already closed`);
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
-    fsync(this.fd, () => undefined);
-  }
-  close(): void {
-    if (this.fd === null) return;
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    this.fd = null;
+/** The journal file: one fsynced JSON line per entry (harness/journal/jsonl-writer.ts). */
+export class RunCodeJournal extends JsonlWriter<RunCodeJournalEntry> {
+  constructor(path: string) {
+    super(path, 'run-code journal');
   }
 }
