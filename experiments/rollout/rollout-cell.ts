@@ -128,7 +128,7 @@ function attemptCgroup(budget: CgroupBudget, attemptIndex: number): { cgroup: At
   }
 }
 
-function commandFor(input: CellInput, attempt: CellAttempt, service: { socketPath: string; port: number | null }, agentTmp: string): TaskCommand {
+export function commandFor(input: CellInput, attempt: CellAttempt, service: { socketPath: string; port: number | null }, agentTmp: string): TaskCommand {
   const scriptTask = attempt.task.scriptTaskId(attempt.path);
   return {
     // the oracle is the built-in agent driven down the gold path

@@ -68,7 +68,7 @@ interface TaskLoadOptions {
   log: (line: string) => void;
 }
 
-async function defaultLoadTasks(name: string, options: TaskLoadOptions): Promise<TaskSet> {
+export async function defaultLoadTasks(name: string, options: TaskLoadOptions): Promise<TaskSet> {
   const path = name.endsWith('.jsonl') && !isAbsolute(name) ? join(PROJECT_ROOT, name) : name;
   const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log, ...(options.grader ? { grader: options.grader } : {}) });
   if (!options.taskIds) return set;
@@ -92,7 +92,7 @@ export function mergeScripts(taskSet: TaskSet): { script: ModelScript; ids: stri
   return { script, ids: scripts.map((s) => s.id) };
 }
 
-function writeSupport(dir: string, agentScript: string): { dir: string; key: string } {
+export function writeSupport(dir: string, agentScript: string): { dir: string; key: string } {
   mkdirSync(dir, { recursive: true });
   const files: [string, string][] = [
     [ROLLOUT_ENTRY_SCRIPT, 'run-rollout-agent.sh'],
