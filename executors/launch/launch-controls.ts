@@ -3,6 +3,7 @@
  * in the child, before exec — and as the Node fallback applies them: an argv prefix (the budget's
  * enter shell, then taskset), which costs two extra execs per launch.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BudgetPlacement, TrialContext } from '../../harness/contracts/executor.ts';
 import { BUDGET_CONTROLLERS, detectCgroupLayout, type CgroupLayout } from '../../harness/controls/cgroup-layout.ts';
@@ -26,6 +27,8 @@ let layout: CgroupLayout | null = null;
 export function budgetProcsFiles(budget: BudgetPlacement, cgroups: CgroupLayout = (layout ??= detectCgroupLayout())): string[] {
   if (cgroups.version !== budget.cgroupVersion) throw new Error(`budget ${budget.cgroupParent} is cgroup v${budget.cgroupVersion} but this host's budget controllers are on v${cgroups.version}`);
   const dirs = cgroups.version === 1 ? BUDGET_CONTROLLERS.map((c) => join(cgroups.mounts[c], budget.cgroupParent)) : [join(cgroups.mount, budget.cgroupParent)];
+  // An attempt cgroup on a host that mounts cpuacct apart (harness/controls/attempt-cgroup.ts) has a cpuacct dir too: enter it, so its CPU is counted.
+  if (cgroups.version === 1) dirs.push(...cgroups.others.map((root) => join(root, budget.cgroupParent)).filter((dir) => existsSync(join(dir, 'cpuacct.usage'))));
   return [...new Set(dirs)].map((dir) => join(dir, 'cgroup.procs'));
 }
 

@@ -35,6 +35,8 @@ export class AttemptCgroup {
     private readonly dirs: readonly string[],
     private readonly memoryDir: string,
     private readonly io: CgroupIo,
+    /** Where the kernel counts this cgroup's CPU time (v1 cpuacct.usage, v2 cpu.stat); null when no hierarchy counts it. */
+    private readonly cpuFile: string | null,
   ) {}
 
   /** Make the child in every budget controller, ready to enter; throws BudgetError naming what failed. */
@@ -53,11 +55,15 @@ export class AttemptCgroup {
       // v1 cpuset children start with empty cpus/mems and refuse tasks until both are set.
       if (budget.version === 1) for (const file of ['cpuset.cpus', 'cpuset.mems']) io.write(join(dirs.cpuset, name, file), (io.read(join(dirs.cpuset, file)) ?? '').trim());
       if (budget.version === 1) io.write(join(dirs.memory, name, 'memory.max_usage_in_bytes'), '0');
+      if (budget.version === 1 && !io.exists(join(dirs.cpu, name, 'cpuacct.usage'))) {
+        const accounting = v1CpuacctDir(budget, io, name);
+        if (accounting) created.push(...accounting.created);
+      }
     } catch (error) {
       for (const dir of created.reverse()) io.rmdir(dir);
       throw new BudgetError(`cannot create attempt cgroup ${name} in budget ${budget.name}: ${(error as Error).message}`);
     }
-    return new AttemptCgroup(name, `${budget.relPath}/${name}`, budget, created, join(dirs.memory, name), io);
+    return new AttemptCgroup(name, `${budget.relPath}/${name}`, budget, created, join(dirs.memory, name), io, cpuUsageFile(budget, io, created, join(dirs.memory, name)));
   }
 
   placement(clients: BudgetPlacement['clients'] = 'outside'): BudgetPlacement {
@@ -85,6 +91,20 @@ export class AttemptCgroup {
     return oomKillsIn(this.io, this.budget.version, this.memoryDir);
   }
 
+  /**
+   * CPU time (ns) the kernel charged to this cgroup and its sub-cgroups so far: every process the
+   * attempt ran inside it (sandbox, runtime helpers, scoring), user + system. Null when no mounted
+   * hierarchy accounts CPU for it (a v1 host without cpuacct).
+   */
+  cpuUsageNs(): number | null {
+    if (this.cpuFile === null) return null;
+    const text = this.io.read(this.cpuFile);
+    if (text === null) return null;
+    if (this.budget.version === 1) return Number(text.trim());
+    const usec = /^usage_usec (\d+)$/m.exec(text);
+    return usec ? Number(usec[1]) * 1000 : null;
+  }
+
   /** Every PID in the memory cgroup and its sub-cgroups (a container runtime's libpod-<id>, conmon). */
   procs(): number[] {
     return procsUnder(this.io, this.memoryDir);
@@ -101,6 +121,31 @@ export class AttemptCgroup {
     this.destroyed = true;
     if (failures.length > 0) throw new BudgetError(`attempt cgroup ${this.relPath} could not be removed: ${failures.join('; ')}`);
   }
+}
+
+/**
+ * v1 hosts that mount cpuacct apart from cpu (this machine) count CPU only there, so the attempt
+ * gets a cpuacct child at the budget's path too: launched trees enter it with the other dirs, and a
+ * container engine's --cgroup-parent nests its container under it in every hierarchy. The budget's
+ * own cpuacct dir is removed with the budget (it removes its path in every other hierarchy).
+ */
+function v1CpuacctDir(budget: CgroupBudget, io: CgroupIo, name: string): { created: string[] } | null {
+  if (budget.layout.version !== 1) return null;
+  const root = budget.layout.others.find((mount) => io.exists(join(mount, 'cpuacct.usage')));
+  if (!root) return null;
+  const created: string[] = [];
+  const parent = join(root, budget.name);
+  if (!io.exists(parent)) io.mkdir(parent);
+  const dir = join(parent, name);
+  io.mkdir(dir);
+  created.push(dir);
+  return { created };
+}
+
+function cpuUsageFile(budget: CgroupBudget, io: CgroupIo, dirs: readonly string[], memoryDir: string): string | null {
+  if (budget.version === 2) return join(memoryDir, 'cpu.stat');
+  const dir = dirs.find((candidate) => io.exists(join(candidate, 'cpuacct.usage')));
+  return dir ? join(dir, 'cpuacct.usage') : null;
 }
 
 function enableV2Controllers(io: CgroupIo, budgetDir: string): void {
