@@ -70,7 +70,7 @@ interface RunState {
 
 function resolveScript(options: AgentOptions): { script: ModelScript; turns: number; taskId: string } {
   const path = isAbsolute(options.script) ? options.script : join(PROJECT_ROOT, options.script);
-  if (!existsSync(path)) throw new UserError(`agent.script: ${options.script} does not exist (give a model script path from the project root, e.g. data/model-scripts/marker.yaml)`);
+  if (!existsSync(path)) throw new UserError(`agent.script: ${options.script} does not exist (give a model script path relative to the spec file, a shipped one such as data/model-scripts/marker.yaml, or an absolute path)`);
   const script = loadModelScript(path);
   const task = script.tasks[0];
   if (!task) throw new UserError(`agent.script: ${options.script} has no task`);

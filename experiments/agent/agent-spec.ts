@@ -8,7 +8,7 @@ export const AgentSpecSchema = z
   .object({
     /** A CLI that sent no model request by then is stopped: failed/timeout (the study's 90 s preflight). */
     init_deadline: duration.default(90_000),
-    /** The model script (path from the project root or absolute); its default task drives every CLI. */
+    /** The model script (relative to the spec file, a shipped `data/model-scripts/` file, or absolute); its default task drives every CLI. */
     script: z.string().min(1).default('data/model-scripts/marker.yaml'),
     prompt: z.string().min(1).default('Run the shell command `printf fixture > marker.txt` in the current directory, then reply done.'),
     /** The file the script's tool call writes, and the bytes it must hold for a valid trial. */
@@ -28,5 +28,6 @@ export type AgentSpec = z.output<typeof AgentSpecSchema>;
 export const agentSpecSection = defineSection({
   key: 'agent',
   schema: AgentSpecSchema,
+  paths: (section, resolvePath) => ({ ...section, script: resolvePath(section.script) }),
   encode: (parsed) => ({ ...parsed, init_deadline: `${parsed.init_deadline}ms` }),
 });

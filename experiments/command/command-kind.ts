@@ -13,7 +13,7 @@ import { commandOptions, commandSection, primeRunIssues } from './command-spec.t
 
 export function resolveWorkspaceFixture(path: string): string {
   const absolute = isAbsolute(path) ? path : join(PROJECT_ROOT, path);
-  if (!existsSync(absolute)) throw new UserError(`task.workspace: ${path} does not exist (give a directory, relative to the project root or absolute)`);
+  if (!existsSync(absolute)) throw new UserError(`task.workspace: ${path} does not exist (give a directory, relative to the spec file or absolute)`);
   return absolute;
 }
 

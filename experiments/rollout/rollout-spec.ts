@@ -29,7 +29,7 @@ export type RetainPolicy = (typeof RETAIN_POLICIES)[number];
 
 export const RolloutSpecSchema = z
   .object({
-    /** A task set name (`builtin`) or a SWE-bench-format JSONL path (from the project root or absolute). */
+    /** A task set name (`builtin`) or a SWE-bench-format JSONL path (relative to the spec file, or absolute). */
     tasks: z.string().min(1).default('builtin'),
     /**
      * A task the solvability pre-pass proves broken (gold fails FAIL_TO_PASS or PASS_TO_PASS, or the
@@ -88,6 +88,8 @@ export type RolloutSpec = z.output<typeof RolloutSpecSchema>;
 export const rolloutSection = defineSection({
   key: 'rollout',
   schema: RolloutSpecSchema,
+  // A JSONL task file is a path (against the spec file); any other value names a task set.
+  paths: (section, resolvePath) => (section.tasks.endsWith('.jsonl') ? { ...section, tasks: resolvePath(section.tasks) } : section),
   // Parsed durations are ms and sizes MiB; re-validation (every run applies overrides) reads a bare number as seconds.
   encode: (parsed) => ({
     ...parsed,

@@ -9,7 +9,7 @@ import type { Spec } from '../../harness/spec/schema.ts';
 
 export const RunCodeSpecSchema = z
   .object({
-    /** A request stream (JSONL): generated (experiments/run-code/generate-stream.ts) or a `serve run-code` journal. Relative to the project root. */
+    /** A request stream (JSONL): generated (experiments/run-code/generate-stream.ts) or a `serve run-code` journal. Relative to the spec file (or a shipped `data/run-code/` file). */
     stream: z.string().min(1),
     /** Client concurrencies: C requests in flight, as verl's semaphore allows. */
     concurrency: z.array(z.number().int().min(1).max(256)).min(1).default([1, 8, 64]),
@@ -22,7 +22,7 @@ export const RunCodeSpecSchema = z
 
 export type RunCodeSpec = z.output<typeof RunCodeSpecSchema>;
 
-export const runCodeSection = defineSection({ key: 'run_code', schema: RunCodeSpecSchema });
+export const runCodeSection = defineSection({ key: 'run_code', schema: RunCodeSpecSchema, paths: (section, resolvePath) => ({ ...section, stream: resolvePath(section.stream) }) });
 
 export function runCodeOptions(spec: Spec): RunCodeSpec {
   return readSection(spec, runCodeSection);

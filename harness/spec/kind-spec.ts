@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { Spec } from './schema.ts';
 import type { BackendTraitCatalog } from '../backends.ts';
 import type { PlanExpansion } from '../plan/plan-bounds.ts';
+import type { SpecPathResolver } from './spec-paths.ts';
 
 /** One problem with a spec, as `field.path: message` (the loader prefixes the file name). */
 export interface SpecIssue {
@@ -37,6 +38,11 @@ export interface KindSpecSection<T> {
    * is built (harness/plan/plan-bounds.ts). Omit when the generic (trials, warmups) × arms is all.
    */
   expansion?(section: T, spec: Spec): PlanExpansion[];
+  /**
+   * The section with its file paths made absolute through `resolvePath` (harness/spec/spec-paths.ts:
+   * against the spec file, shipped files as the fallback). Omit when the section names no files.
+   */
+  paths?(section: T, resolvePath: SpecPathResolver): T;
 }
 
 export interface KindSpec<T = unknown> {

@@ -58,7 +58,7 @@ export const TaskSpecSchema = z
     /** command kind: a stdout line that marks "ready" (ready_ms); absent = only completion. */
     ready_marker: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).default({}),
-    /** Baseline workspace fixture: a directory under data/fixtures, or empty. */
+    /** Baseline workspace fixture: a directory (relative to the spec file, a shipped data/fixtures one, or absolute), or empty. */
     workspace: z.string().optional(),
   })
   .strict();
