@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { execa } from 'execa';
-import type { ExecutorImplementation, ExitInfo, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
+import type { ExecutorImplementation, ExitInfo, ProbeResult, RunContext, RunningTrial, SandboxMount, ServiceEndpoint, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import { fileSha256 } from '../../harness/provenance/build-identity.ts';
 import type { TemplateBackendDeclaration } from '../../harness/spec/backend-declaration.ts';
 import { SANDBOX_PATH } from '../launch-prefix.ts';
 import { launchControls } from '../launch/launch-controls.ts';
-import { serviceEnv, serviceSocketTarget, validateExtras } from '../sandbox-extras.ts';
+import { rewriteTargets, serviceEnv, serviceSocketTarget, validateExtras } from '../sandbox-extras.ts';
 import { startTrial } from '../spawn-trial.ts';
 import { expandTemplate, type TemplateValues } from '../../harness/spec/template-argv.ts';
 import { collectTemplateWorkspace, releaseTemplateWorkspace, stageTemplateWorkspace, workspaceDirs } from './template-workspace.ts';
@@ -43,6 +43,26 @@ export function resolveBinary(command: string, path = process.env.PATH ?? SANDBO
   return null;
 }
 
+/**
+ * Where the task finds what the harness hands it (`template.paths`): at the sandbox's own paths, or,
+ * in a sandbox that shows the host's filesystem, at the host paths — the service socket where it
+ * listens, a tool layer at its source, with argv words and env values naming a mount target
+ * rewritten to it, as the host backend does.
+ */
+interface PathView {
+  workdir: string;
+  mountTarget(mount: SandboxMount): string;
+  serviceTarget(service: ServiceEndpoint): string;
+  rewrite(value: string, mounts: readonly SandboxMount[]): string;
+}
+
+function pathView(template: TemplateBackendDeclaration['template']): PathView {
+  if (template.paths === 'host') {
+    return { workdir: template.workdir ?? '{workspace}', mountTarget: (mount) => mount.source, serviceTarget: (service) => service.socketPath, rewrite: rewriteTargets };
+  }
+  return { workdir: template.workdir ?? '/workspace', mountTarget: (mount) => mount.target, serviceTarget: serviceSocketTarget, rewrite: (value) => value };
+}
+
 /** The task argv run inside the sandbox: cd to the workspace, a clean environment, then exec. */
 function taskWords(task: TaskCommand, workdir: string, env: Record<string, string>): string[] {
   return ['/usr/bin/env', '-i', ...Object.entries(env).map(([key, value]) => `${key}=${value}`), '/bin/sh', '-c', 'cd "$0" && exec "$@"', workdir, ...task.argv];
@@ -50,6 +70,7 @@ function taskWords(task: TaskCommand, workdir: string, env: Record<string, strin
 
 export function createTemplateExecutor(name: string, declaration: TemplateBackendDeclaration, variant: string | null): ExecutorImplementation {
   const template = declaration.template;
+  const view = pathView(template);
   const field = (key: string) => `backends.${name}.template.${key}`;
   const hostEnv = { PATH: process.env.PATH ?? SANDBOX_PATH, ...template.env };
   let rootfs: string | null = null;
@@ -78,10 +99,10 @@ export function createTemplateExecutor(name: string, declaration: TemplateBacken
   const extrasWords = (task: TaskCommand, values: TemplateValues): { mounts: string[]; service: string[] } => {
     const mounts = (task.mounts ?? []).flatMap((mount) => {
       if (!template.mount) throw new Error(`${field('mount')} is not declared: this backend cannot show the task's read-only tool layers (declare e.g. mount: ['--bind-ro={source}:{target}'])`);
-      return expandTemplate(field('mount'), template.mount, { ...values, source: mount.source, target: mount.target });
+      return expandTemplate(field('mount'), template.mount, { ...values, source: mount.source, target: view.mountTarget(mount) });
     });
     if (task.service && !template.service) throw new Error(`${field('service')} is not declared: this backend cannot hand the task its service socket (declare e.g. service: ['--bind={socket}:{target}'])`);
-    const service = task.service && template.service ? expandTemplate(field('service'), template.service, { ...values, socket: task.service.socketPath, target: serviceSocketTarget(task.service) }) : [];
+    const service = task.service && template.service ? expandTemplate(field('service'), template.service, { ...values, socket: task.service.socketPath, target: view.serviceTarget(task.service) }) : [];
     return { mounts, service };
   };
 
@@ -101,7 +122,7 @@ export function createTemplateExecutor(name: string, declaration: TemplateBacken
         backend: name,
         available: true,
         version: output.split('\n')[0] ?? command,
-        details: { template_binary: launchBinary, template_binary_sha256: `sha256:${fileSha256(launchBinary)}`, template_staging: template.staging, template_launch: template.launch.join(' ') },
+        details: { template_binary: launchBinary, template_binary_sha256: `sha256:${fileSha256(launchBinary)}`, template_staging: template.staging, template_paths: template.paths, template_launch: template.launch.join(' ') },
       };
     },
     async prepare(context: RunContext) {
@@ -120,10 +141,12 @@ export function createTemplateExecutor(name: string, declaration: TemplateBacken
       if (rootfs === null) throw new Error(`backend ${name}: prepare() was not called`);
       validateExtras(task);
       const values = trialValues(trial);
-      const workdir = expandTemplate(field('workdir'), [template.workdir], values)[0]!;
-      const service = task.service ? serviceEnv(task.service, { socket: serviceSocketTarget(task.service) }) : {};
-      const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service };
-      const argv = expandTemplate(field('launch'), template.launch, { ...values, ...extrasWords(task, values), argv: taskWords(task, workdir, env) });
+      const workdir = expandTemplate(field('workdir'), [view.workdir], values)[0]!;
+      const mounts = task.mounts ?? [];
+      const service = task.service ? serviceEnv(task.service, { socket: view.serviceTarget(task.service) }) : {};
+      const env = Object.fromEntries(Object.entries({ PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service }).map(([key, value]) => [key, view.rewrite(value, mounts)]));
+      const words = { ...task, argv: task.argv.map((word) => view.rewrite(word, mounts)) };
+      const argv = expandTemplate(field('launch'), template.launch, { ...values, ...extrasWords(task, values), argv: taskWords(words, workdir, env) });
       let silentTooLong = false;
       const running = await startTrial({
         argv,

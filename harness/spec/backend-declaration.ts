@@ -21,7 +21,7 @@ import { duration } from './fields.ts';
 export const TEMPLATE_PLACEHOLDERS = {
   rootfs: 'the task image as a root filesystem directory (read-only: never write it)',
   workspace: 'the host directory the sandbox must show as its workspace (staged as `staging` says)',
-  workdir: 'the workspace path inside the sandbox (`workdir`, default /workspace)',
+  workdir: 'the workspace path inside the sandbox (`workdir`; default /workspace, or {workspace} under `paths: host`)',
   argv: 'the task command as separate words (a whole word only): cd to {workdir}, set the task env, exec argv',
   baseline: 'the baseline workspace (staging: upper: the sandbox overlays it itself; never write it)',
   upper: 'staging upper: the directory the sandbox writes the workspace changes to',
@@ -36,7 +36,7 @@ export const TEMPLATE_PLACEHOLDERS = {
   mounts: 'the `mount` template once per read-only tool layer (a whole word only)',
   service: 'the `service` template when the task has a service socket (a whole word only)',
   source: 'inside `mount`: the host directory of the layer',
-  target: 'inside `mount` and `service`: the path inside the sandbox',
+  target: 'inside `mount` and `service`: the path inside the sandbox (under `paths: host`, the host path: {source} or {socket})',
   socket: 'inside `service`: the host path of the service\'s Unix socket',
 } as const;
 export type TemplatePlaceholder = keyof typeof TEMPLATE_PLACEHOLDERS;
@@ -44,6 +44,15 @@ export type TemplatePlaceholder = keyof typeof TEMPLATE_PLACEHOLDERS;
 const argvTemplate = z.array(z.string()).min(1, 'expected a non-empty argv list, e.g. [runsc, --version]');
 
 export const TEMPLATE_STAGINGS = ['copy', 'overlay', 'upper'] as const;
+
+/**
+ * Where the task finds its workspace, service socket and tool layers. `sandbox`: at the sandbox's
+ * own paths (/workspace, /run/sandbench/...), which the template binds there. `host`: at their host
+ * paths, for a sandbox that shows (part of) the host's own filesystem instead of binding, e.g.
+ * firejail: it cannot create a mount point the host lacks, so the task is told the host paths, as
+ * the host backend tells it.
+ */
+export const TEMPLATE_PATHS = ['sandbox', 'host'] as const;
 
 export const TemplateSchema = z
   .object({
@@ -57,8 +66,10 @@ export const TemplateSchema = z
      * sandbox overlays {baseline} itself, writing to {upper} with {work}).
      */
     staging: z.enum(TEMPLATE_STAGINGS).default('copy'),
-    /** The workspace path inside the sandbox ({workdir}); a sandbox that shows the host filesystem uses '{workspace}'. */
-    workdir: z.string().min(1).default('/workspace'),
+    /** sandbox (default) | host: see TEMPLATE_PATHS. */
+    paths: z.enum(TEMPLATE_PATHS).default('sandbox'),
+    /** The workspace path inside the sandbox ({workdir}); default /workspace, or '{workspace}' under `paths: host`. */
+    workdir: z.string().min(1).optional(),
     /** Per read-only tool layer, expanded at {mounts}: e.g. ['--bind-ro={source}:{target}']. */
     mount: argvTemplate.optional(),
     /** For a task with a service socket, expanded at {service}: e.g. ['--bind={socket}:{target}']. */

@@ -57,7 +57,7 @@ export function templateDeclarationProblems(name: string, declaration: TemplateB
     ...templateProblems(field('probe'), t.probe, []),
     ...templateProblems(field('launch'), t.launch),
     ...(t.launch.includes('{argv}') ? [] : [`${field('launch')}: never runs {argv} (the task command): add it as a word of its own`]),
-    ...templateProblems(field('workdir'), [t.workdir], ['workspace']),
+    ...(t.workdir === undefined ? [] : templateProblems(field('workdir'), [t.workdir], ['workspace'])),
     ...(t.mount ? templateProblems(field('mount'), t.mount, [...scalar, 'source', 'target']) : []),
     ...(t.service ? templateProblems(field('service'), t.service, [...scalar, 'socket', 'target']) : []),
     ...(t.prepare ? templateProblems(field('prepare'), t.prepare, ['rootfs', 'run_id']) : []),

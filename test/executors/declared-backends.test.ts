@@ -3,7 +3,8 @@
  * plugin module (test/fixtures/backends/). Bad declarations fail with the spec field named, at load
  * or at probe, never as a silent task failure.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogForSpec } from '../../executors/declared-backends.ts';
@@ -21,6 +22,7 @@ import { checkBackend, conforms } from '../../executors/conformance/check-backen
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/backends');
 const NSPAWN_SPEC = resolve(import.meta.dirname, '../../experiments/specs/backends/nspawn-shell-ready.yaml');
+const FIREJAIL_SPEC = resolve(import.meta.dirname, '../../experiments/specs/backends/firejail-shell-ready.yaml');
 
 const specWith = (backends: Record<string, unknown>, backend: string) => ({ name: 'x', experiment: 'shell-ready', warmups: 0, trials: 1, seed: 1, timeout: '10s', arms: [{ backend }], backends });
 const template = (launch: string[], probe = ['sh', '-c', 'echo fake 1.0']) => ({ template: { probe, launch, staging: 'copy' }, traits: { network_isolated: false } });
@@ -96,6 +98,30 @@ describe('declared backends run real trials', () => {
     await executor.teardown();
   }, 120_000);
 
+  it('paths: host tells the task the host paths: workspace, service socket, tool layer (argv and env rewritten)', async () => {
+    // A sandbox that shows the host's filesystem (firejail) cannot bind /workspace or /run/sandbench.
+    // No sandbox here: the launch prints the {mounts} and {service} words, then runs {argv} on the host.
+    const launch = ['/bin/sh', '-c', 'printf "%s\\n" "$1" "$2" >&2; shift 2; exec "$@"', 'sh', '{mounts}', '{service}', '{argv}'];
+    const spec = parseSpec(specWith({ view: { template: { probe: ['true'], launch, staging: 'copy', paths: 'host', mount: ['M={target}'], service: ['S={target}'] }, traits: { network_isolated: false } } }, 'view'));
+    const executor = await executorFor(spec, 'view');
+    await executor.prepare(test.run);
+    const tools = join(test.root, 'tools');
+    mkdirSync(tools);
+    const socketPath = join(test.root, 'svc.sock');
+    const server = createServer((socket) => socket.end());
+    await new Promise<void>((done) => server.listen(socketPath, done));
+    try {
+      const trial = makeTrial(test);
+      const task = { ...sh('pwd; echo "$SANDBENCH_SERVICE_SOCKET"; echo "$0"; echo "$TOOL"; echo REFERENCE_READY'), env: { TOOL: '/run/sandbench/tools/bin' } };
+      task.argv.push('/run/sandbench/tools/run.sh');
+      const out = await runOne(executor, trial, { ...task, mounts: [{ source: tools, target: '/run/sandbench/tools', contentKey: 'k' }], service: { name: 'svc', socketPath } });
+      expect(out.stdout).toEqual([join(trial.trialDir, 'workspace'), socketPath, `${tools}/run.sh`, `${tools}/bin`, 'REFERENCE_READY']);
+      expect(out.stderr).toEqual([`M=${tools}`, `S=${socketPath}`]);
+    } finally {
+      server.close();
+    }
+  }, 60_000);
+
   it('a plugin module passes the same trial', async () => {
     const spec = parseSpec(specWith({ mine: { module: join(FIXTURES, 'unshare-backend.mjs') } }, 'mine'));
     const catalog = await catalogForSpec(spec);
@@ -115,6 +141,9 @@ describe('declared backends pass sandbench conformance', () => {
   // network boundary, and both hand the task its service socket).
   const cases: [string, () => Promise<Executor>][] = [
     ['nspawn (spec-declared template)', async () => executorFor(resolveGivenSpec(NSPAWN_SPEC, {}, SPEC_KINDS).spec, 'nspawn')],
+    // firejail hides /var/tmp and /tmp unless told (--keep-var-tmp, --whitelist) and cannot bind to
+    // the sandbox paths: its shipped recipe runs with `paths: host`.
+    ['firejail (spec-declared template, paths: host)', async () => executorFor(resolveGivenSpec(FIREJAIL_SPEC, {}, SPEC_KINDS).spec, 'firejail')],
     ['unshare-fixture (plugin module)', async () => executorFor(parseSpec(specWith({ mine: { module: join(FIXTURES, 'unshare-backend.mjs') } }, 'mine')), 'mine')],
   ];
   for (const [label, make] of cases) {
