@@ -41,6 +41,9 @@ function buildCommit() {
     return null;
   }
 }
+// `npm pack`/`npm publish` run this as the prepare script: that build is what an installed package
+// runs, whatever the mtimes npm gives its files (bin/sandbench.mjs trusts it only outside a checkout).
+const packaged = ['pack', 'publish'].includes(process.env.npm_command ?? '');
 // Written last: an interrupted build leaves no stamp, so the sources are used.
-writeFileSync(join(outdir, 'build-stamp.json'), `${JSON.stringify({ ...stamp, commit: buildCommit() })}\n`);
+writeFileSync(join(outdir, 'build-stamp.json'), `${JSON.stringify({ ...stamp, commit: buildCommit(), packaged })}\n`);
 process.stderr.write(`build-dist: dist/sandbench.mjs from ${stamp.files} sources\n`);
