@@ -65,12 +65,14 @@ interface TaskLoadOptions {
   cacheDir: string;
   taskIds?: readonly string[];
   grader?: GraderChoice;
+  /** The run's task image's Debian packages (Harbor tasks check their Dockerfile's against them). */
+  imagePackages?: readonly string[];
   log: (line: string) => void;
 }
 
 export async function defaultLoadTasks(name: string, options: TaskLoadOptions): Promise<TaskSet> {
   const path = name.endsWith('.jsonl') && !isAbsolute(name) ? join(PROJECT_ROOT, name) : name;
-  const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log, ...(options.grader ? { grader: options.grader } : {}) });
+  const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log, ...(options.grader ? { grader: options.grader } : {}), ...(options.imagePackages ? { imagePackages: options.imagePackages } : {}) });
   if (!options.taskIds) return set;
   const chosen = options.taskIds.map((id) => {
     const task = set.tasks.find((t) => t.id === id);
@@ -146,7 +148,7 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
       if (arms.some((arm) => arm.cli === null) && !existsSync(agentScript)) throw new UserError(`rollout: the built-in agent ${agentScript} is missing (experiments/rollout/agent/agent.py ships with sandbench)`);
       const scratch = runScratchDir(ctx.run.stateDir, ctx.run.runId);
       const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
-      const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, grader: options.grader, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
+      const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, grader: options.grader, imagePackages: ctx.run.image.inputs.packages, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
       if (taskSet.tasks.length === 0) throw new UserError(`rollout.tasks: task set ${options.tasks} has no task`);
       // Before any attempt scores: a broken task must not pass for a weak agent (issue 30, item 4).
       const invalidTasks = await proveTasksSolvable({ run: ctx.run, taskSet, options, scoringExecutor: ctx.executorFor(scoringArm(options)), cacheDir });

@@ -4,6 +4,7 @@
  * every cell runs inside, the scoring backend and the retain policy.
  */
 import { z } from 'zod';
+import { HARBOR_TASKS_PREFIX } from './tasks/harbor-ref.ts';
 import { cpuList, duration, size } from '../../harness/spec/fields.ts';
 import { defineSection, readSection, type KindOverrides } from '../../harness/spec/kind-spec.ts';
 import { UserError } from '../../harness/errors.ts';
@@ -27,10 +28,16 @@ export type ModelCapacity = z.output<typeof ModelCapacitySchema>;
 export const RETAIN_POLICIES = ['all', 'none', 'rewarded', 'failed'] as const;
 export type RetainPolicy = (typeof RETAIN_POLICIES)[number];
 
+/** `{source: harbor, path: DIR}`: Harbor task directories (experiments/rollout/tasks/harbor.ts), carried as the task-set name `harbor:DIR`. */
+const HarborTasksSchema = z
+  .object({ source: z.literal('harbor'), path: z.string().min(1) })
+  .strict()
+  .transform((ref) => `${HARBOR_TASKS_PREFIX}${ref.path}`);
+
 export const RolloutSpecSchema = z
   .object({
     /** A task set name (`builtin`) or a SWE-bench-format JSONL path (relative to the spec file, or absolute). */
-    tasks: z.string().min(1).default('builtin'),
+    tasks: z.union([z.string().min(1), HarborTasksSchema]).default('builtin'),
     /**
      * A task the solvability pre-pass proves broken (gold fails FAIL_TO_PASS or PASS_TO_PASS, or the
      * baseline already passes FAIL_TO_PASS): `refuse` stops the run before its first attempt naming

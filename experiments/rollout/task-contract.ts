@@ -7,8 +7,8 @@
  * never the host baseline) and what is retained.
  */
 
-/** Where a task came from: sandbench's deterministic generator or a SWE-bench/SWE-Gym instance file. */
-export type TaskSource = 'builtin' | 'swe-bench';
+/** Where a task came from: sandbench's deterministic generator, a SWE-bench/SWE-Gym instance file, or Harbor task directories. */
+export type TaskSource = 'builtin' | 'swe-bench' | 'harbor';
 
 /** One attempt's scripted path: the right fix, or a seeded wrong path (a fix that breaks another test). */
 export type AttemptPath = 'right' | 'wrong';
@@ -101,6 +101,10 @@ export interface TaskGrade {
   /** `grader: both`: the stdlib unittest grader's reward on the same run (null when it could not judge). */
   readonly unittest_reward?: number | null;
   readonly unittest_error?: string | null;
+  /** Harbor verifier (tasks/harbor-evaluator.ts): the rewards as test.sh wrote them, its exit code, and why it scored 0 when it wrote no usable reward. */
+  readonly harbor_rewards?: Readonly<Record<string, number>> | null;
+  readonly verifier_exit?: number | null;
+  readonly note?: string | null;
 }
 
 /** A loaded task set: what a spec's `rollout.tasks` names. */

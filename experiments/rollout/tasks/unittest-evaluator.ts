@@ -82,6 +82,28 @@ export function testDeadline(seconds: number | undefined): { timeoutSeconds?: nu
   return { timeoutSeconds: seconds };
 }
 
+/**
+ * The baseline's working tree (no `.git`) in `dir` with the candidate laid over it: deleted paths
+ * removed, changed files copied; absolute or escaping paths refused, sandbench's own and bytecode
+ * ignored. Every evaluator stages its scoring workspace this way (harbor-evaluator.ts too).
+ */
+export async function stageCandidateOverBaseline(baselineDir: string, dir: string, candidate: CandidateFiles): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  // One `cp -a` through the run's launcher (not an in-process walk: its CPU would land in the harness).
+  await copyEntries(baselineDir, readdirSync(baselineDir).filter((name) => name !== '.git'), dir);
+  for (const path of [...candidate.changed, ...candidate.deleted]) {
+    const problem = candidatePathProblem(path);
+    if (problem) throw new Error(`candidate path "${path}" ${problem}; refusing to stage it`);
+  }
+  // deletions first: a path the agent removed may now be a directory holding changed files
+  for (const path of candidate.deleted) {
+    if (!ignoredCandidatePath(path)) rmSync(join(dir, path), { recursive: true, force: true });
+  }
+  for (const path of candidate.changed) {
+    if (!ignoredCandidatePath(path)) copyEntry(join(candidate.dir, path), join(dir, path));
+  }
+}
+
 export class UnittestEvaluator implements TaskEvaluator {
   readonly version: string;
   readonly scoringArgv: readonly string[] = ['python3', '-I', '-B', `${SCORE_DIR}/score_runner.py`, `${SCORE_DIR}/tests.json`];
@@ -114,21 +136,7 @@ export class UnittestEvaluator implements TaskEvaluator {
   }
 
   async stageScoringWorkspace(dir: string, candidate: CandidateFiles): Promise<void> {
-    const base = this.config.baselineDir;
-    mkdirSync(dir, { recursive: true });
-    // One `cp -a` through the run's launcher (not an in-process walk: its CPU would land in the harness).
-    await copyEntries(base, readdirSync(base).filter((name) => name !== '.git'), dir);
-    for (const path of [...candidate.changed, ...candidate.deleted]) {
-      const problem = candidatePathProblem(path);
-      if (problem) throw new Error(`candidate path "${path}" ${problem}; refusing to stage it`);
-    }
-    // deletions first: a path the agent removed may now be a directory holding changed files
-    for (const path of candidate.deleted) {
-      if (!ignoredCandidatePath(path)) rmSync(join(dir, path), { recursive: true, force: true });
-    }
-    for (const path of candidate.changed) {
-      if (!ignoredCandidatePath(path)) copyEntry(join(candidate.dir, path), join(dir, path));
-    }
+    await stageCandidateOverBaseline(this.config.baselineDir, dir, candidate);
     if (this.config.testPatch) await this.applyTestPatch(dir, this.config.testPatch);
     const scoreDir = join(dir, SCORE_DIR);
     rmSync(scoreDir, { recursive: true, force: true });
