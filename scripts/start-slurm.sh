@@ -124,7 +124,7 @@ if [ "$action" = stop ]; then stop_cluster; exit 0; fi
 # ---- start ----
 [ "$(id -u)" = 0 ] || die "needs root: slurmd starts every job as its submitting user"
 for tool in munged mungekey munge slurmctld slurmd sbatch squeue sinfo scontrol; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool not found: apt-get install -y slurm-wlm munge (scripts/setup.sh does)"
+  command -v "$tool" >/dev/null 2>&1 || die "$tool not found: apt-get install -y slurm-wlm munge (or scripts/setup.sh --with slurm)"
 done
 if alive "$(pid_of "$dir/run/slurmctld.pid")" || alive "$(pid_of "$dir/run/munged.pid")"; then
   die "a cluster is already running from $dir: scripts/start-slurm.sh --stop --dir $dir first"

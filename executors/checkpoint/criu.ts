@@ -27,7 +27,7 @@ export interface CriuProbe {
   pathEnv: string;
 }
 
-const FIX = 'sh scripts/build-criu.sh (builds CRIU 4.2.1 from Debian sid source into /opt/sandbench-criu; scripts/setup.sh runs it)';
+const FIX = 'sh scripts/build-criu.sh (builds CRIU 4.2.1 from Debian sid source into /opt/sandbench-criu; or scripts/setup.sh --with criu)';
 
 /** Version policy alone (pure, for tests and doctor). */
 export function criuVerdict(version: string): { usable: boolean; reason?: string } {

@@ -31,7 +31,7 @@ function installed(tool: string): boolean {
 }
 const missingTools = ['sbatch', 'scontrol', 'squeue', 'slurmctld', 'slurmd', 'munged', 'mungekey'].filter((tool) => !installed(tool));
 const notRoot = process.getuid?.() !== 0;
-const unavailable = missingTools.length > 0 ? `Slurm is not installed (missing ${missingTools.join(', ')}; apt-get install -y slurm-wlm munge, or scripts/setup.sh)` : notRoot ? 'not root (slurmd must run as root)' : null;
+const unavailable = missingTools.length > 0 ? `Slurm is not installed (missing ${missingTools.join(', ')}; apt-get install -y slurm-wlm munge, or scripts/setup.sh --with slurm)` : notRoot ? 'not root (slurmd must run as root)' : null;
 const required = Boolean(process.env.SANDBENCH_REQUIRE_BACKENDS);
 
 if (unavailable && !required) {

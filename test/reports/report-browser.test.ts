@@ -22,8 +22,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const VIEWPORT = { width: 1280, height: 800 };
 
 if (!existsSync(CHROMIUM)) {
-  // CI installs it (scripts/setup.sh APT_PACKAGES); say so instead of passing silently.
-  console.warn(`report-browser.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium, or run scripts/setup.sh)`);
+  // CI installs it (npm test runs scripts/setup.sh --only all); say so instead of passing silently.
+  console.warn(`report-browser.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium, or scripts/setup.sh --with chromium)`);
 }
 
 describe.skipIf(!existsSync(CHROMIUM))('report.html in headless Chromium', () => {

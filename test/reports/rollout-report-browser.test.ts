@@ -21,7 +21,7 @@ import { kindCatalog } from '../../cli/kinds.ts';
 const kinds = await kindCatalog();
 const CHROMIUM = '/usr/bin/chromium';
 const VIEWPORT = { width: 1280, height: 800 };
-if (!existsSync(CHROMIUM)) console.warn(`rollout-report-browser.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium, or run scripts/setup.sh)`);
+if (!existsSync(CHROMIUM)) console.warn(`rollout-report-browser.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium, or scripts/setup.sh --with chromium)`);
 
 describe.skipIf(!existsSync(CHROMIUM))('rollout report in headless Chromium', () => {
   let browser: Browser;
