@@ -40,7 +40,7 @@ export interface BudgetFacts {
   notes: string[];
 }
 
-const SAFE_NAME = /^[A-Za-z0-9_.:-]+$/;
+const SAFE_NAME = /^[A-Za-z0-9_.+-]+$/;
 
 export class BudgetError extends Error {
   override name = 'BudgetError';
@@ -74,7 +74,10 @@ export class CgroupBudget {
     private readonly io: CgroupIo,
     private readonly cleanup: CleanupRegistry | undefined,
   ) {
-    this.name = `sandbench-${options.runId}-${options.label}`;
+    // Never ':' (a cell label's backend:variant becomes '+', which no arm label holds): the lines of
+    // /proc/<pid>/cgroup are ':'-separated, and runsc 20221219 refuses a path holding one ("invalid
+    // cgroups file"), so podman:runsc workers exited 126 under their budget.
+    this.name = `sandbench-${options.runId}-${options.label.replaceAll(':', '+')}`;
     if (!SAFE_NAME.test(this.name)) throw new BudgetError(`budget name "${this.name}" has characters unsafe for a cgroup path`);
     this.relPath = `/${this.name}`;
     this.version = layout.version;
