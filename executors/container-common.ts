@@ -17,7 +17,6 @@ import type {
   BudgetPlacement,
   CandidateFiles,
   ExitInfo,
-  Executor,
   OutputLine,
   ProbeResult,
   RunContext,

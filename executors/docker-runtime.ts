@@ -19,7 +19,7 @@ export function dockerRuntimeName(path: string): string {
 
 async function daemonKnows(cli: string, host: string, name: string): Promise<boolean> {
   const info = await execa(cli, ['-H', host, 'info', '--format', '{{json .Runtimes}}'], { reject: false, timeout: 15_000 });
-  return info.exitCode === 0 && Object.prototype.hasOwnProperty.call(JSON.parse(info.stdout.trim() || '{}'), name);
+  return info.exitCode === 0 && Object.hasOwn(JSON.parse(info.stdout.trim() || '{}'), name);
 }
 
 /** Registers `path` under its derived name in the private dockerd and waits until the daemon lists it. */

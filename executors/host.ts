@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { CandidateFiles, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
+import type { CandidateFiles, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { rewriteTargets, serviceEnv, validateExtras } from './sandbox-extras.ts';

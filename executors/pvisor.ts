@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
-import type { CandidateFiles, ExitInfo, Executor, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
+import type { CandidateFiles, ExitInfo, ProbeResult, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { listUpperLayer } from './overlay-upper.ts';
 import { startTrial } from './spawn-trial.ts';

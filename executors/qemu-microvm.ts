@@ -1,5 +1,5 @@
 /** `qemu-microvm`: QEMU's minimal machine (no PCI, virtio-mmio devices); see executors/qemu.ts. */
-import type { Executor, ExecutorImplementation } from '../harness/contracts/executor.ts';
+import type { ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { createQemuExecutor } from './qemu.ts';
 import { MICROVM } from './vm/qemu-argv.ts';
 

@@ -1,5 +1,5 @@
 /** `qemu-q35`: a full PC (Q35 chipset, SeaBIOS, virtio-pci devices); see executors/qemu.ts. */
-import type { Executor, ExecutorImplementation } from '../harness/contracts/executor.ts';
+import type { ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { createQemuExecutor } from './qemu.ts';
 import { Q35 } from './vm/qemu-argv.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResourceHandle } from '../harness/run/cleanup-registry.ts';
 import { stateDir as defaultStateDir } from '../harness/state-dir.ts';
-import type { BackendName, CandidateFiles, Executor, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
+import type { CandidateFiles, ProbeResult, RunContext, RunningTrial, TaskCommand, TrialContext, WorkspaceBinding, ExecutorImplementation } from '../harness/contracts/executor.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { spawnTrial, startTrial } from './spawn-trial.ts';
 import { cachedVerdict, forcedAccelerator, hostTscKhz, kvmOpenError, storeVerdict, type Accelerator, type AcceleratorVerdict } from './vm/accelerator.ts';

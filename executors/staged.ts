@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { execa } from 'execa';
-import { SANDBOX_MOUNT_ROOT, type CandidateFiles, type Executor, type ExecutorImplementation, type ProbeResult, type RunContext, type RunningTrial, type TaskCommand, type TrialContext, type WorkspaceBinding } from '../harness/contracts/executor.ts';
+import { SANDBOX_MOUNT_ROOT, type CandidateFiles, type ExecutorImplementation, type ProbeResult, type RunContext, type RunningTrial, type TaskCommand, type TrialContext, type WorkspaceBinding } from '../harness/contracts/executor.ts';
 import { SANDBOX_PATH } from './launch-prefix.ts';
 import { launchControls } from './launch/launch-controls.ts';
 import { serviceEnv, serviceSocketTarget, validateExtras } from './sandbox-extras.ts';

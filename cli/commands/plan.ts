@@ -5,7 +5,6 @@ import { loadSpec } from '../../harness/spec/load-spec.ts';
 import { applyOverrides, type SpecOverrides } from '../../harness/spec/resolve-spec.ts';
 import { EXPERIMENTS, SPEC_KINDS } from '../../experiments/registry.ts';
 import { withSpecOverrideOptions } from '../parse-options.ts';
-import { UserError } from '../../harness/errors.ts';
 
 export function registerPlan(program: Command): void {
   withSpecOverrideOptions(

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
 import { writeReport } from '../../reports/index.ts';
-import { UserError } from '../../harness/errors.ts';
 import { analyzedBundle } from '../kinds.ts';
 
 export function registerReport(program: Command): void {

@@ -125,7 +125,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     return String(result.stdout ?? '').trim();
   };
   const relays = containerRelays('docker', docker, resourcesOf, sandboxes);
-  const { initPid, connect } = relays;
+  const { connect } = relays;
   // Removing a container removes its directory, and with it the checkpoint copied into it.
   const track = (trial: MechanismTrial, name: string) => resourcesOf(trial).add('container', `docker:${name}`, () => removeContainer(ready().engine, name));
   const create = async (trial: MechanismTrial, role: string, createArgs: string[]): Promise<{ name: string; id: string }> => {

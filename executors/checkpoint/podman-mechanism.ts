@@ -19,7 +19,6 @@ import type { ProbeResult, RunContext } from '../../harness/contracts/executor.t
 import { RUN_LABEL } from '../../harness/run/cleanup-registry.ts';
 import { CONTAINER_ULIMITS, engineExec, ensureImportedImage, removeContainer, type ContainerEngine } from '../container-common.ts';
 import { createPodmanExecutor } from '../podman.ts';
-import { HOST_PYTHON } from './host-mechanism.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { probeCriu, type CriuProbe } from './criu.ts';
 import { stopStateProcess } from './state-process.ts';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import type { BackendName, ProbeResult, RunContext, RunningTrial } from '../../harness/contracts/executor.ts';
+import type { ProbeResult, RunContext, RunningTrial } from '../../harness/contracts/executor.ts';
 import { createQemuMicrovmExecutor } from '../qemu-microvm.ts';
 import { createQemuQ35Executor } from '../qemu-q35.ts';
 import { qemuVersion } from '../qemu.ts';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, RunContext, RunningTrial, TaskCommand, TimingPath, TrialContext, WorkspaceBinding, ExitInfo } from '../../harness/contracts/executor.ts';
-import { adoptHelpers, checkMembership, describeOutside, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
+import { adoptHelpers, checkMembership, expectedProcesses, type MembershipReport } from '../../harness/controls/budget-membership.ts';
 import { CgroupBudget, type BudgetFacts } from '../../harness/controls/cgroup-budget.ts';
 import { startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import { releaseBarrier, type BarrierRelease } from '../../executors/launch/barrier.ts';

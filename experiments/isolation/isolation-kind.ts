@@ -16,8 +16,7 @@ import type { Experiment, ExperimentContext } from '../../harness/contracts/expe
 import type { PlannedTrial } from '../../harness/plan/plan.ts';
 import { baseRecord, createTrialExperiment, READY_MARKER, type KindCheck, type TaskKind, type TrialObservation } from '../trial-experiment.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
-import {
-  ALIAS_TARGET, createFixture, hostEntries, PROBE_SCRIPT, READ_CANARIES, WORKSPACE_DATA, WORKSPACE_WRITTEN, WRITE_CANARIES, writeBaseline, type IsolationFixture,
+import {createFixture, hostEntries, PROBE_SCRIPT, READ_CANARIES, WORKSPACE_WRITTEN, WRITE_CANARIES, writeBaseline, type IsolationFixture,
 } from './isolation-fixture.ts';
 import { buildIsolationPlan } from './isolation-plan.ts';
 import { isolationKindAnalysis } from './isolation-analysis.ts';

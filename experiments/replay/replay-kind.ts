@@ -10,7 +10,7 @@ import { baseRecord } from '../trial-experiment.ts';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { armLabel, TRIAL_SCHEMA_VERSION, type ArmRef, type FailureCategory, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { armLabel, type ArmRef, type FailureCategory, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';

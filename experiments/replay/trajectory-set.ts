@@ -62,7 +62,7 @@ export async function writeTrajectorySet(dir: string, agents: readonly ReplayAge
       files.push({ agent, index, path, sha256: createHash('sha256').update(text).digest('hex'), task });
     }
   }
-  const listing = files.map(({ agent, index, path, sha256 }) => ({ agent, index, file: trajectoryFileName(agent, index), sha256 }));
+  const listing = files.map(({ agent, index, sha256 }) => ({ agent, index, file: trajectoryFileName(agent, index), sha256 }));
   await writeFile(join(dir, 'trajectories.json'), `${JSON.stringify({ seed, agents, count, ...(profile === 'marker' ? {} : { profile }), files: listing }, null, 2)}\n`);
   return files;
 }

@@ -148,7 +148,7 @@ function checkAdoption(request: AdoptRequest, options: AdoptOptions): Checked {
  * git, is unknown rather than dirty, and is adopted.) Older bundles name one revision, newer ones
  * every revision that wrote trials (`harness_commits`).
  */
-function refuseDirtyHarness(flag: string, entry: CampaignEntry, source: string, manifest: Manifest): void {
+function refuseDirtyHarness(flag: string, entry: CampaignEntry, _source: string, manifest: Manifest): void {
   const revisions = manifest.harness_commits ?? [{ commit: manifest.harness_commit, dirty: manifest.harness_dirty }];
   const dirty = revisions.find((r) => r.dirty === true);
   if (!dirty) return;

@@ -6,7 +6,7 @@
  * the machine-wide registry of every state dir's runs, or a trial tree still hanging below a live node
  * process) are never listed.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { leftoverBudgets, removeBudget } from '../controls/leftover-budgets.ts';

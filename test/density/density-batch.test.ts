@@ -56,7 +56,8 @@ describe.skipIf(!canBudget)('density batch (real budget)', () => {
       expect(record.facts.failure_reasons).toMatchObject({ escaped_budget: 1 });
       expect(record.metrics.attempted).toBe(2);
     } finally {
-      intruder!?.kill('SIGKILL');
+      // Assigned in the beforeMembership callback, which tsc's narrowing of `let … = null` cannot see.
+      (intruder as ReturnType<typeof spawn> | null)?.kill('SIGKILL');
     }
   }, 120_000);
 

@@ -4,7 +4,6 @@
  * interrupts, kills and whole test suites.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { execa } from 'execa';
 import { runScratchDir, stateDir } from '../../harness/state-dir.ts';
 

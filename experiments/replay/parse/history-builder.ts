@@ -36,7 +36,10 @@ export class HistoryBuilder {
   /** Append text and calls to the previous assistant message (agents that split one turn over events). */
   extendAssistant(text: string | null, toolCalls: ToolCall[], ref: string): void {
     const last = this.messages[this.messages.length - 1];
-    if (!last || last.role !== 'assistant') return this.assistant(text, toolCalls, ref);
+    if (!last || last.role !== 'assistant') {
+      this.assistant(text, toolCalls, ref);
+      return;
+    }
     for (const call of toolCalls) this.calls.add(call.id);
     last.text = text === null ? last.text : last.text === null ? text : `${last.text}\n${text}`;
     last.tool_calls.push(...toolCalls);

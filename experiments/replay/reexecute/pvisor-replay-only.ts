@@ -119,7 +119,7 @@ export async function runPvisorReplayOnly(ctx: ExperimentContext, record: TrialR
     };
     const failed = Object.entries(validity).filter(([, v]) => v === 'fail').map(([k]) => k);
     const metrics: Record<string, number> = { completion_ms: completionMs, prepare_ms: prepareMs };
-    if (callsComplete && fidelity.every((f, k) => Number.isFinite(durations.get(input.calls[k]!.id)))) {
+    if (callsComplete && fidelity.every((_, k) => Number.isFinite(durations.get(input.calls[k]!.id)))) {
       const each = input.calls.map((c) => durations.get(c.id)!);
       metrics.replay_ms = each.reduce((a, b) => a + b, 0);
       metrics.per_call_ms = metrics.replay_ms / each.length;

@@ -43,4 +43,5 @@ export function parseSse(body: string): SseEvent[] {
     });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests read nested fields of arbitrary protocol JSON
 export const json = (event: SseEvent) => JSON.parse(event.data) as Record<string, any>;
