@@ -15,6 +15,7 @@ import { agentExperiment } from './agent/agent-kind.ts';
 import { rolloutExperiment } from './rollout/rollout-kind.ts';
 import { checkpointExperiment } from './checkpoint/checkpoint-kind.ts';
 import { runCodeExperiment } from './run-code/run-code-kind.ts';
+import { rolloutStepExperiment } from './rollout-step/rollout-step-kind.ts';
 
 export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
   'shell-ready': shellReadyExperiment,
@@ -28,6 +29,7 @@ export const EXPERIMENTS: Readonly<Record<string, Experiment>> = {
   rollout: rolloutExperiment,
   checkpoint: checkpointExperiment,
   'run-code': runCodeExperiment,
+  'rollout-step': rolloutStepExperiment,
 };
 
 /** The spec loader's view of the registry: kind names and each kind's spec section and rules. */

@@ -1,0 +1,285 @@
+/**
+ * The rollout-step kind's analysis, PURE (records → rollout-step.csv, evidence rows, a table and the
+ * "step time against K per prefix strategy" chart). The step is the unit of replication of every step
+ * figure (step time, straggler ratio, trainer wait, staleness): one value per step, never one per
+ * attempt record that carries a copy. Per-attempt figures (start_ms, reward) are the attempts' own.
+ * Header and meaning of each column: docs/rollout-step.md.
+ */
+import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
+import type { AnalysisInput, KindAnalysis, KindChart, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
+import type { MetricDesign } from '../../harness/analyze/metric-design.ts';
+import type { Table } from '../../harness/analyze/table.ts';
+import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
+import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { median, medianOrderStatisticCi, P95_MIN_N, percentileInterval, quantile, seedFromString, unpairedReplicates, wilsonInterval } from '../../harness/stats/index.ts';
+import { quantileOrderStatisticCi } from '../../harness/stats/quantile-ci.ts';
+import type { PoolCounts } from './warm-pool.ts';
+
+export const ROLLOUT_STEP_FILE = 'rollout-step.csv';
+
+export const ROLLOUT_STEP_HEADER = [
+  'cell', 'arm', 'backend', 'prefix', 'group_size', 'tasks_per_step', 'workers', 'pool_size', 'staleness_bound', 'train_ms',
+  'planned', 'valid', 'failed', 'failures', 'not_applicable',
+  'steps', 'step_p50_ms', 'step_p50_ci95_low', 'step_p50_ci95_high', 'step_p95_ms', 'step_p95_ci95_low', 'step_p95_ci95_high',
+  'straggler_p50', 'straggler_max',
+  'start_p50_ms', 'start_n', 'saving_vs_fresh_ms', 'saving_ci95_low', 'saving_ci95_high',
+  'pool_claims', 'pool_hits', 'pool_hit_rate', 'pool_hit_ci95_low', 'pool_hit_ci95_high', 'pool_start_failures', 'pool_unused',
+  'trainer_wait_p50_ms', 'trainer_wait_max_ms', 'staleness_mean', 'staleness_max',
+  'reward_mean', 'load_1m_start', 'load_1m_end',
+] as const;
+
+const SCENARIO = 'rl_step';
+const LIMITS = 'B tasks × K attempts per step, C rollout workers in one shared budget; scripted deterministic model service; stand-in trainer at a fixed rate';
+/** Step metrics: one value per step, copied onto each of its attempts. */
+const STEP_METRICS = new Set(['step_ms', 'group_straggler_ratio', 'trainer_wait_ms', 'staleness']);
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const defined = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+
+export interface Interval {
+  low: number | null;
+  high: number | null;
+}
+
+export interface StepCellSummary {
+  cell: string;
+  arm: string;
+  backend: string;
+  prefix: string;
+  groupSize: number;
+  tasksPerStep: number | null;
+  workers: number | null;
+  poolSize: number | null;
+  stalenessBound: number | null;
+  trainMs: number | null;
+  planned: number;
+  valid: number;
+  failures: string;
+  notApplicable: string | null;
+  /** One value per step (the step's records agree on it). */
+  stepMs: number[];
+  stepP50: number | null;
+  stepP50Ci: Interval | null;
+  stepP95: number | null;
+  stepP95Ci: Interval | null;
+  stragglers: number[];
+  starts: number[];
+  saving: { ms: number; ci: Interval | null } | null;
+  pool: PoolCounts | null;
+  poolHitCi: Interval | null;
+  trainerWaits: number[];
+  staleness: number[];
+  reward: number | null;
+  load: [number | null, number | null];
+}
+
+const cellOf = (record: TrialRecord) => String(record.facts.cell ?? record.trial_id);
+
+/** One record per step (its first valid one): the step's copies of a step metric are one value. */
+function perStep(records: readonly TrialRecord[], metric: string): number[] {
+  const seen = new Map<string, number>();
+  for (const record of records) {
+    const key = String(record.facts.step_run ?? '');
+    const value = num(record.metrics[metric]);
+    if (value !== null && !seen.has(key)) seen.set(key, value);
+  }
+  return [...seen.values()];
+}
+
+/** Warm-pool counts summed over the cell's runs (each run's records carry the same counts). */
+function poolCounts(records: readonly TrialRecord[]): PoolCounts | null {
+  const byRun = new Map<string, PoolCounts>();
+  for (const record of records) if (record.facts.pool) byRun.set(String(record.facts.cell_run), record.facts.pool as PoolCounts);
+  if (byRun.size === 0) return null;
+  const total: PoolCounts = { claims: 0, hits: 0, misses: 0, started: 0, startFailures: 0, unused: 0, retired: 0, expired: 0, notes: [] };
+  for (const counts of byRun.values()) {
+    for (const key of ['claims', 'hits', 'misses', 'started', 'startFailures', 'unused', 'retired', 'expired'] as const) total[key] += counts[key] ?? 0;
+    total.notes.push(...counts.notes);
+  }
+  return total;
+}
+
+function tally(list: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const value of list) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, count]) => `${key}=${count}`).join(';');
+}
+
+function stepQuantiles(steps: readonly number[]): Pick<StepCellSummary, 'stepP50' | 'stepP50Ci' | 'stepP95' | 'stepP95Ci'> {
+  const ci50 = medianOrderStatisticCi(steps);
+  const p95 = steps.length >= P95_MIN_N ? quantile(steps, 0.95) : null;
+  const ci95 = p95 === null ? null : quantileOrderStatisticCi(steps, 0.95);
+  return { stepP50: steps.length > 0 ? median(steps) : null, stepP50Ci: ci50 ? { low: ci50.low, high: ci50.high } : null, stepP95: p95, stepP95Ci: ci95 ? { low: ci95.low, high: ci95.high } : null };
+}
+
+function summarizeCell(cell: string, all: readonly TrialRecord[]): StepCellSummary {
+  const first = all[0]!;
+  const ok = all.filter((r) => r.outcome === 'ok');
+  const facts = first.facts;
+  const steps = perStep(ok, 'step_ms');
+  const pool = poolCounts(all);
+  const loads = all.map((r) => r.facts.load_average_1m as [number, number] | undefined).filter(defined);
+  return {
+    cell,
+    arm: String(facts.arm_label ?? armLabel(first.arm)),
+    backend: first.arm.backend,
+    prefix: String(facts.prefix),
+    groupSize: Number(facts.group_size),
+    tasksPerStep: num(facts.tasks_per_step),
+    workers: num(facts.workers),
+    poolSize: num(facts.pool_size),
+    stalenessBound: num(facts.trainer_staleness_bound),
+    trainMs: num(facts.trainer_train_ms),
+    planned: all.length,
+    valid: ok.length,
+    failures: tally(all.filter((r) => r.outcome !== 'ok').map((r) => r.failure_category ?? 'none')),
+    notApplicable: typeof facts.prefix_unavailable === 'string' ? facts.prefix_unavailable : null,
+    stepMs: steps,
+    ...stepQuantiles(steps),
+    stragglers: perStep(ok, 'group_straggler_ratio'),
+    starts: ok.map((r) => num(r.metrics.start_ms)).filter(defined),
+    saving: null,
+    pool,
+    poolHitCi: pool && pool.claims > 0 ? wilsonInterval(pool.hits, pool.claims) : null,
+    trainerWaits: perStep(ok, 'trainer_wait_ms'),
+    staleness: perStep(ok, 'staleness'),
+    reward: mean(ok.map((r) => num(r.metrics.reward)).filter(defined)),
+    load: loads.length > 0 ? [loads[0]![0], loads.at(-1)![1]] : [null, null],
+  };
+}
+
+/**
+ * start_ms saving of a prefix strategy against fresh on the same arm and K: median(fresh) −
+ * median(this), with a percentile bootstrap of that difference (attempts resampled within each
+ * side, independently: the two cells' attempts are not matched one to one).
+ */
+export function savingVsFresh(fresh: readonly number[], other: readonly number[], resamples: number, seedId: string): { ms: number; ci: Interval | null } | null {
+  if (fresh.length === 0 || other.length === 0) return null;
+  const ms = median(fresh) - median(other);
+  if (fresh.length < 2 || other.length < 2) return { ms, ci: null };
+  const replicates = unpairedReplicates(fresh, other, resamples, seedFromString(seedId)).difference.sort();
+  const ci = percentileInterval(replicates);
+  return { ms, ci: { low: ci.low, high: ci.high } };
+}
+
+export function summarizeStepCells(records: readonly TrialRecord[], resamples: number, runId: string): StepCellSummary[] {
+  const formal = records.filter((r) => !r.warmup);
+  const cells = [...new Set(formal.map(cellOf))];
+  const summaries = cells.map((cell) => summarizeCell(cell, formal.filter((r) => cellOf(r) === cell)));
+  for (const s of summaries) {
+    if (s.prefix === 'fresh') continue;
+    const fresh = summaries.find((other) => other.prefix === 'fresh' && other.arm === s.arm && other.groupSize === s.groupSize);
+    if (fresh) s.saving = savingVsFresh(fresh.starts, s.starts, resamples, `${runId}:start-saving:${s.cell}`);
+  }
+  return summaries;
+}
+
+function csvRow(s: StepCellSummary): Cell[] {
+  return [
+    s.cell, s.arm, s.backend, s.prefix, s.groupSize, s.tasksPerStep, s.workers, s.poolSize, s.stalenessBound, s.trainMs,
+    s.planned, s.valid, s.planned - s.valid, s.failures, s.notApplicable,
+    s.stepMs.length, s.stepP50, s.stepP50Ci?.low, s.stepP50Ci?.high, s.stepP95, s.stepP95Ci?.low, s.stepP95Ci?.high,
+    s.stragglers.length > 0 ? median(s.stragglers) : null, s.stragglers.length > 0 ? Math.max(...s.stragglers) : null,
+    s.starts.length > 0 ? median(s.starts) : null, s.starts.length, s.saving?.ms, s.saving?.ci?.low, s.saving?.ci?.high,
+    s.pool?.claims, s.pool?.hits, s.pool && s.pool.claims > 0 ? s.pool.hits / s.pool.claims : null, s.poolHitCi?.low, s.poolHitCi?.high, s.pool?.startFailures, s.pool?.unused,
+    s.trainerWaits.length > 0 ? median(s.trainerWaits) : null, s.trainerWaits.length > 0 ? Math.max(...s.trainerWaits) : null, mean(s.staleness), s.staleness.length > 0 ? Math.max(...s.staleness) : null,
+    s.reward, s.load[0], s.load[1],
+  ];
+}
+
+const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '–' : value.toFixed(digits));
+const ci = (interval: Interval | null | undefined, digits = 0) => (interval && interval.low !== null && interval.high !== null ? ` [${interval.low.toFixed(digits)}, ${interval.high.toFixed(digits)}]` : '');
+
+function stepTable(summaries: readonly StepCellSummary[]): Table {
+  return {
+    caption: 'RL steps per cell: step time P50/P95 [95% CI] over steps, the worst group straggler, start time and its saving against fresh, warm-pool hits, trainer wait and staleness',
+    header: ['cell', 'valid/planned', 'steps', 'step P50 ms', 'step P95 ms', 'straggler P50 (max)', 'start P50 ms', 'saving vs fresh ms', 'pool hits', 'trainer wait P50 ms', 'staleness mean (max)', 'failures / not applicable'],
+    rows: summaries.map((s) => [
+      s.cell, `${s.valid}/${s.planned}`, String(s.stepMs.length), `${f(s.stepP50)}${ci(s.stepP50Ci)}`, `${f(s.stepP95)}${ci(s.stepP95Ci)}`,
+      s.stragglers.length > 0 ? `${median(s.stragglers).toFixed(2)} (${Math.max(...s.stragglers).toFixed(2)})` : '–',
+      f(s.starts.length > 0 ? median(s.starts) : null), s.saving ? `${f(s.saving.ms)}${ci(s.saving.ci)}` : '–',
+      s.pool ? `${s.pool.hits}/${s.pool.claims}${ci(s.poolHitCi, 2)}` : '–',
+      f(s.trainerWaits.length > 0 ? median(s.trainerWaits) : null), s.staleness.length > 0 ? `${f(mean(s.staleness), 2)} (${Math.max(...s.staleness)})` : '–',
+      s.notApplicable ? `not applicable: ${s.notApplicable}` : s.failures || '–',
+    ]),
+    footnote: `step P50 CI: order-statistic (binomial), needs ≥ 6 steps; P95 only with ≥ ${P95_MIN_N} steps; saving = median(fresh start) − median(this start), percentile bootstrap over attempts; pool hit CI: Wilson`,
+  };
+}
+
+function stepChart(summaries: readonly StepCellSummary[]): KindChart {
+  return {
+    id: 'rollout-step-time-vs-k',
+    title: 'Step time (P50 over steps) against group size K, per arm and prefix strategy',
+    x: { title: 'group size K' },
+    y: { title: 'step time P50, ms' },
+    points: summaries.filter((s) => s.stepP50 !== null).map((s) => ({ series: `${s.arm} ${s.prefix}`, x: s.groupSize, y: s.stepP50! })),
+  };
+}
+
+function evidenceRows(summaries: readonly StepCellSummary[], runId: string, condition: string): EvidenceRow[] {
+  const rows: EvidenceRow[] = [];
+  for (const s of summaries) {
+    const base = { scenario: SCENARIO, source: EVIDENCE_SOURCE, cohort: runId, variant: `${s.arm} ${s.prefix} K=${s.groupSize}`, condition, limitations: LIMITS };
+    if (s.notApplicable) {
+      rows.push({ ...base, topic: 'step_time', metric: 'step_ms', statistic: 'not_applicable', n: 0, value: s.notApplicable, unit: 'ms' });
+      continue;
+    }
+    const steps = s.stepMs.length;
+    rows.push({ ...base, topic: 'step_time', metric: 'step_ms', statistic: 'P50', n: steps, value: s.stepP50, unit: 'ms' });
+    if (s.stepP50Ci) rows.push({ ...base, topic: 'step_time', metric: 'step_ms', statistic: 'ci95_low', n: steps, value: s.stepP50Ci.low, unit: 'ms' }, { ...base, topic: 'step_time', metric: 'step_ms', statistic: 'ci95_high', n: steps, value: s.stepP50Ci.high, unit: 'ms' });
+    if (s.stepP95 !== null) rows.push({ ...base, topic: 'step_time', metric: 'step_ms', statistic: 'P95_reference', n: steps, value: s.stepP95, unit: 'ms' });
+    if (s.stragglers.length > 0) rows.push({ ...base, topic: 'group_straggler', metric: 'group_straggler_ratio', statistic: 'P50', n: s.stragglers.length, value: median(s.stragglers), unit: 'ratio' });
+    if (s.saving) {
+      rows.push({ ...base, topic: 'prefix_saving', metric: 'start_ms', statistic: 'diff_of_medians', n: s.starts.length, value: s.saving.ms, unit: 'ms', limitations: `${LIMITS}; fresh − ${s.prefix}` });
+      if (s.saving.ci) rows.push({ ...base, topic: 'prefix_saving', metric: 'start_ms', statistic: 'diff_ci95_low', n: s.starts.length, value: s.saving.ci.low, unit: 'ms' }, { ...base, topic: 'prefix_saving', metric: 'start_ms', statistic: 'diff_ci95_high', n: s.starts.length, value: s.saving.ci.high, unit: 'ms' });
+    }
+    if (s.pool && s.pool.claims > 0) rows.push({ ...base, topic: 'warm_pool', metric: 'pool_hit_rate', statistic: 'proportion', n: s.pool.claims, value: s.pool.hits / s.pool.claims, unit: 'fraction' });
+    if (s.trainerWaits.length > 0) rows.push({ ...base, topic: 'async_trainer', metric: 'trainer_wait_ms', statistic: 'P50', n: s.trainerWaits.length, value: median(s.trainerWaits), unit: 'ms' });
+    if (s.staleness.length > 0) rows.push({ ...base, topic: 'async_trainer', metric: 'staleness', statistic: 'mean', n: s.staleness.length, value: mean(s.staleness), unit: 'steps' });
+  }
+  return rows;
+}
+
+export function rolloutStepExtension(input: AnalysisInput): KindExtensionOutput {
+  const spec = input.resolved.spec;
+  const runId = input.resolved.run_id;
+  const summaries = summarizeStepCells(input.records, spec.resamples, runId);
+  return {
+    files: new Map([[ROLLOUT_STEP_FILE, toCsv(ROLLOUT_STEP_HEADER, summaries.map(csvRow))]]),
+    evidence: evidenceRows(summaries, runId, conditionOf(spec)),
+    tables: [stepTable(summaries)],
+    charts: [stepChart(summaries)],
+  };
+}
+
+/**
+ * Step metrics are one value per step: `cell` unit with the step as the cell run. The rollout
+ * record's `cell_*` figures are one value per cell run, a coarser unit than the step this kind's
+ * cellRunOf names, so they are declared per `run` (described, never a sample). The reward is a score.
+ */
+export function rolloutStepMetricDesign(name: string): MetricDesign {
+  if (STEP_METRICS.has(name)) return { unit: 'cell', scale: 'continuous' };
+  if (name.startsWith('cell_')) return { unit: 'run', scale: 'continuous' };
+  if (name === 'reward') return { unit: 'attempt', scale: 'score' };
+  return { unit: 'attempt', scale: 'continuous' };
+}
+
+/** "staged warm-pool K=8": each arm × prefix × K is its own group. */
+export function stepGroupLabel(record: TrialRecord): string {
+  return `${armLabel(record.arm)} ${String(record.facts.prefix ?? '?')} K=${String(record.facts.group_size ?? '?')}`;
+}
+
+export const rolloutStepKindAnalysis: KindAnalysis = {
+  scenario: SCENARIO,
+  topic: 'rl_step',
+  primaryMetrics: ['step_ms', 'start_ms', 'wall_ms'],
+  metricDesign: rolloutStepMetricDesign,
+  cellRunOf: (record) => String(record.facts.step_run ?? record.block),
+  // Step s, slot b, member m is the same task and path in every cell of a block (rollout-step-plan.ts groupAssignment).
+  pairOf: (record) => `${record.block}|${String(record.facts.step)}|${String(record.facts.group_slot)}|${String(record.facts.group_member)}`,
+  groupOf: (record: TrialRecord): ArmRef => ({ backend: record.arm.backend, variant: record.arm.variant, label: stepGroupLabel(record) }),
+  specArms: () => [],
+  files: [ROLLOUT_STEP_FILE],
+  extension: rolloutStepExtension,
+};

@@ -1,0 +1,152 @@
+/**
+ * The `rollout-step` kind (issue 31, items 1 and 3): the RL step, not one rollout. One trial = one
+ * rollout attempt, as in the rollout kind, whose attempt pipeline (task sets, solvability pre-pass,
+ * model service, agent, scoring, records) it reuses; cells = arm × prefix strategy × group size K,
+ * and a cell run is `steps` steps of B tasks × K attempts under a stand-in trainer
+ * (step-run.ts). The first attempt of a cell run starts the whole series; every attempt of it
+ * returns its record once the series is done.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
+import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
+import { UserError } from '../../harness/errors.ts';
+import { readJournal } from '../../harness/journal/journal.ts';
+import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
+import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { runScratchDir } from '../../harness/state-dir.ts';
+import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
+import { MODEL_JOURNAL_FILE, type ModelScript } from '../../services/model/index.ts';
+import { attemptId as urlSafe } from '../agent/agent-kind.ts';
+import { ensureLayer, type AgentLayer } from '../agent/layers.ts';
+import { baseRecord } from '../trial-experiment.ts';
+import { parseRolloutArm } from '../rollout/rollout-arms.ts';
+import { BUILTIN_AGENT_SCRIPT, defaultLoadTasks, mergeScripts, writeSupport } from '../rollout/rollout-kind.ts';
+import type { RolloutSpec } from '../rollout/rollout-spec.ts';
+import { proveTasksSolvable } from '../rollout/solvability-pass.ts';
+import type { TaskSet } from '../rollout/task-contract.ts';
+import { forkUnavailableReason } from './prefix-fork.ts';
+import { rolloutStepKindAnalysis } from './rollout-step-analysis.ts';
+import { buildRolloutStepPlan, groupAssignment, stepAttemptParams, stepCellRunKey } from './rollout-step-plan.ts';
+import { stepRecord, unavailableRecord, type StepCoordinates } from './rollout-step-record.ts';
+import { attemptOptions, rolloutStepOptions, rolloutStepSection, type RolloutStepSpec } from './rollout-step-spec.ts';
+import { stepFigures } from './step-figures.ts';
+import { runSteps, type StepAttempt } from './step-run.ts';
+
+interface RunState {
+  options: RolloutStepSpec;
+  attempt: RolloutSpec;
+  taskSet: TaskSet;
+  invalidTasks: Set<string>;
+  script: ModelScript;
+  scriptIds: string[];
+  support: { dir: string; key: string };
+  layers: Map<string, AgentLayer>;
+  plan: Plan;
+  done: Set<string>;
+  cells: Map<string, Promise<Map<string, TrialRecord>>>;
+}
+
+const scoringArmOf = (options: RolloutStepSpec) => ({ backend: options.scoring_backend, variant: null });
+
+export function createRolloutStepExperiment(): Experiment {
+  let state: RunState | null = null;
+  return {
+    kind: 'rollout-step',
+    spec: {
+      section: rolloutStepSection,
+      refine: (spec, backends) => namedBackendIssues(['rollout_step', 'scoring_backend'], [rolloutStepOptions(spec).scoring_backend], backends),
+    },
+    analysis: rolloutStepKindAnalysis,
+    plan: buildRolloutStepPlan,
+    executorArms: (spec) => {
+      const arms = specArms(spec);
+      const scoring = scoringArmOf(rolloutStepOptions(spec));
+      return arms.some((arm) => armLabel(arm) === armLabel(scoring)) ? arms : [...arms, scoring];
+    },
+    async prepare(ctx) {
+      const options = rolloutStepOptions(ctx.spec);
+      const attempt = attemptOptions(options);
+      const arms = specArms(ctx.spec).map((arm, index) => parseRolloutArm(arm, index));
+      if (arms.some((arm) => arm.cli === null) && !existsSync(BUILTIN_AGENT_SCRIPT)) throw new UserError(`rollout-step: the built-in agent ${BUILTIN_AGENT_SCRIPT} is missing`);
+      const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
+      const taskSet = await defaultLoadTasks(options.tasks, { cacheDir, grader: options.grader, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
+      if (taskSet.tasks.length === 0) throw new UserError(`rollout_step.tasks: task set ${options.tasks} has no task`);
+      const invalid = await proveTasksSolvable({ run: ctx.run, taskSet, options: attempt, scoringExecutor: ctx.executorFor(scoringArmOf(options)), cacheDir });
+      const { script, ids } = mergeScripts(taskSet);
+      const layers = new Map<string, AgentLayer>();
+      for (const arm of arms) if (arm.cli && !layers.has(arm.cli.name)) layers.set(arm.cli.name, await ensureLayer(ctx.run.stateDir, arm.cli, ctx.run.log));
+      const support = writeSupport(join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'rollout-support'), BUILTIN_AGENT_SCRIPT);
+      const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
+      const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
+      state = { options, attempt, taskSet, invalidTasks: new Set(invalid.keys()), script, scriptIds: ids, support, layers, plan, done, cells: new Map() };
+    },
+    async runTrial(planned, ctx) {
+      if (!state) throw new Error('rollout-step kind: runTrial before prepare');
+      const key = stepCellRunKey(planned);
+      let cell = state.cells.get(key);
+      if (!cell) {
+        cell = runCellOf(planned, ctx, state);
+        state.cells.set(key, cell);
+      }
+      const record = (await cell).get(planned.trial_id);
+      return record ?? { ...baseRecord(ctx, planned), notes: ['harness error: the cell run did not produce this attempt'] };
+    },
+    async teardown() {
+      state = null;
+    },
+  };
+}
+
+/** The cell run's attempts in step order, each with its group's task and its own scripted path. */
+function stepAttempts(planned: PlannedTrial[], ctx: ExperimentContext, state: RunState, oracle: boolean): StepAttempt[] {
+  return planned
+    .map((trial) => {
+      const p = stepAttemptParams(trial);
+      const { taskIndex, path } = groupAssignment(ctx.spec.seed, state.options.tasks_per_step, p.step, p.slot, p.member, state.taskSet.tasks.length, state.options.wrong_fraction);
+      return { trialId: trial.trial_id, index: trial.position, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path: oracle ? ('right' as const) : path, step: p.step, slot: p.slot, member: p.member };
+    })
+    .sort((a, b) => a.step - b.step || a.slot - b.slot || a.member - b.member);
+}
+
+async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: RunState): Promise<Map<string, TrialRecord>> {
+  const key = stepCellRunKey(first);
+  const planned = state.plan.trials.filter((t) => stepCellRunKey(t) === key && !state.done.has(t.trial_id));
+  const params = stepAttemptParams(first);
+  const arm = parseRolloutArm(first.arm);
+  const label = armLabel(first.arm);
+  const cellRun = `rs${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
+  const at: StepCoordinates = { cellLabel: params.cell, cellRun, prefix: params.prefix, groupSize: params.group_size, tasksPerStep: state.options.tasks_per_step, concurrency: state.options.concurrency, poolSize: state.options.pool_size, trainer: state.options.trainer };
+  const byId = new Map(planned.map((t) => [t.trial_id, t]));
+  const attempts = stepAttempts(planned, ctx, state, arm.oracle);
+  const records = new Map<string, TrialRecord>();
+  const notRun = (reason: string) => {
+    for (const attempt of attempts) records.set(attempt.trialId, unavailableRecord(baseRecord(ctx, byId.get(attempt.trialId)!), at, attempt, label, reason));
+    return records;
+  };
+  if (params.prefix === 'fork') return notRun(forkUnavailableReason(first.arm.backend, first.arm.variant));
+  if (attempts.some((attempt) => state.invalidTasks.has(attempt.task.id))) return notRun('a task of this cell run failed the solvability pre-pass (rollout_step.invalid_tasks: record): a step with a broken group measures nothing');
+  try {
+    const result = await runSteps({
+      run: ctx.run, bundleDir: ctx.bundleDir, cellRun, scratchDir: join(runScratchDir(ctx.run.stateDir, ctx.run.runId), cellRun), backend: first.arm.backend, arm,
+      executor: ctx.executorFor(first.arm), scoringExecutor: ctx.executorFor(scoringArmOf(state.options)), prefix: params.prefix,
+      steps: Math.max(...attempts.map((a) => a.step)) + 1, concurrency: state.options.concurrency, poolSize: state.options.pool_size, trainer: state.options.trainer,
+      capacity: state.options.model, attempts, script: state.script, journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE), support: state.support,
+      layer: arm.cli ? state.layers.get(arm.cli.name) ?? null : null, options: state.attempt, timeoutMs: ctx.spec.timeout,
+    });
+    const figures = stepFigures(result.outcomes.map((o) => ({ step: o.attempt.step, slot: o.attempt.slot, startMs: Number(o.result.stamps.start - result.cell.tStartNs) / 1e6, endMs: Number(o.result.stamps.end - result.cell.tStartNs) / 1e6, wallMs: o.phases.wall_ms, valid: o.category === null && o.result.outcome === 'ok' })));
+    for (const outcome of result.outcomes) {
+      records.set(outcome.attempt.trialId, stepRecord({
+        base: baseRecord(ctx, byId.get(outcome.attempt.trialId)!), outcome, run: result, step: figures.find((f) => f.step === outcome.attempt.step)!,
+        trainer: result.trainer.find((t) => t.step === outcome.attempt.step) ?? null, at, arm, armLabel: label, options: state.attempt, capacity: state.options.model,
+        image: ctx.run.image.digest, scriptId: state.script.id, scriptIds: state.scriptIds,
+      }));
+    }
+  } catch (error) {
+    for (const attempt of attempts) records.set(attempt.trialId, { ...baseRecord(ctx, byId.get(attempt.trialId)!), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });
+  }
+  return records;
+}
+
+export const rolloutStepExperiment = createRolloutStepExperiment();

@@ -1,0 +1,238 @@
+/**
+ * One cell run of the rollout-step kind: `steps` steps of B groups × K attempts on one arm with one
+ * prefix strategy. C rollout workers take attempts in step order; step t is admitted by the
+ * stand-in trainer (step-trainer.ts: staleness bound s), which consumes each full batch at a fixed
+ * rate. Every attempt is the rollout kind's (runAttempt: stage, sandbox, agent against the model
+ * service, collect, fresh scoring sandbox) inside one shared budget with its own child cgroup; only
+ * where its starting state comes from differs (fresh, or a claimed warm-pool sandbox). Measured
+ * around the loop as in the rollout kind's cell: the harness's CPU, the baselines before and after,
+ * the model journal's traffic per attempt.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Executor, RunContext } from '../../harness/contracts/executor.ts';
+import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
+import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
+import { treeDigest } from '../../executors/workspace-diff.ts';
+import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
+import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, type ModelScript } from '../../services/model/index.ts';
+import type { AgentLayer } from '../agent/layers.ts';
+import { runAttempt, type AttemptResult } from '../rollout/rollout-attempt.ts';
+import type { RolloutArm } from '../rollout/rollout-arms.ts';
+import { commandFor, finalCategory, type CellAttempt, type CellAttemptOutcome, type CellInput, type CellResult } from '../rollout/rollout-cell.ts';
+import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } from '../rollout/rollout-phases.ts';
+import type { ModelCapacity, RolloutSpec } from '../rollout/rollout-spec.ts';
+import type { PrefixStrategy } from './rollout-step-spec.ts';
+import { StepTrainer, type TrainerStepFigures } from './step-trainer.ts';
+import { claimedExecutor, pooledCommand, poolTrialDir, WarmPool, type PoolCounts, type PoolEntry } from './warm-pool.ts';
+
+export interface StepAttempt extends CellAttempt {
+  step: number;
+  slot: number;
+  member: number;
+}
+
+export interface StepRunInput {
+  run: RunContext;
+  bundleDir: string;
+  cellRun: string;
+  scratchDir: string;
+  backend: string;
+  arm: RolloutArm;
+  executor: Executor;
+  scoringExecutor: Executor;
+  prefix: Exclude<PrefixStrategy, 'fork'>;
+  steps: number;
+  concurrency: number;
+  poolSize: number;
+  trainer: { train_ms: number; staleness: number };
+  capacity: ModelCapacity;
+  /** In step order. */
+  attempts: StepAttempt[];
+  script: ModelScript;
+  journalPath: string;
+  support: { dir: string; key: string };
+  layer: AgentLayer | null;
+  options: RolloutSpec;
+  timeoutMs: number;
+}
+
+export interface StepAttemptOutcome extends CellAttemptOutcome {
+  attempt: StepAttempt;
+  /** warm-pool only: whether the claim found a ready sandbox of its task. */
+  poolClaim: 'hit' | 'miss' | null;
+}
+
+export interface StepRunResult {
+  cell: CellResult;
+  outcomes: StepAttemptOutcome[];
+  trainer: TrainerStepFigures[];
+  /** warm-pool: the pool's counts, and how long the first fill took (outside the cell's clock). */
+  pool: (PoolCounts & { fillMs: number | null }) | null;
+}
+
+const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+
+function childCgroup(budget: CgroupBudget, name: string): { cgroup: AttemptCgroup | null; error: string | null } {
+  try {
+    return { cgroup: AttemptCgroup.create(budget, name), error: null };
+  } catch (error) {
+    return { cgroup: null, error: `no attempt cgroup: ${(error as Error).message}` };
+  }
+}
+
+/** The rollout kind's cell input shape, for its commandFor (the in-sandbox command of an attempt). */
+function asCellInput(input: StepRunInput): CellInput {
+  return { ...input, concurrency: input.concurrency, attempts: input.attempts };
+}
+
+type Running = Omit<StepAttemptOutcome, 'traffic' | 'phases' | 'category'>;
+
+export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
+  const tasks = [...new Map(input.attempts.map((a) => [a.task.id, a.task])).values()];
+  const digestsBefore = tasks.map((task) => treeDigest(task.repoDir));
+  const service = await startModelServiceProcess({ script: input.script, socketDir: input.scratchDir, port: 0, slots: input.capacity.slots, baseMs: input.capacity.base_ms, perTokenMs: input.capacity.per_token_ms, journalPath: input.journalPath, log: input.run.log });
+  const serviceHandle = input.run.cleanup.register('process', `model service ${service.socketPath}`, () => service.close());
+  const budget = CgroupBudget.create({ runId: input.run.runId, label: input.cellRun, cpus: input.options.budget_cpus, memoryMiB: input.options.budget_memory, cleanup: input.run.cleanup });
+  const cellInput = asCellInput(input);
+  const agentTmp = (dir: string) => (input.executor.traits.privateTmp ? '/tmp' : join(dir, 'agent'));
+  const isVm = input.executor.traits.launch === 'vm';
+  const trialControls = { cpus: input.options.budget_cpus, memoryMiB: isVm ? input.options.vm_memory : null, ...(input.arm.cpuModel ? { cpuModel: input.arm.cpuModel } : {}) };
+
+  const queue = [...input.attempts];
+  const remainingPerStep = new Map<number, number>();
+  for (const attempt of input.attempts) remainingPerStep.set(attempt.step, (remainingPerStep.get(attempt.step) ?? 0) + 1);
+  const trainer = new StepTrainer(input.steps, input.trainer.train_ms, input.trainer.staleness);
+  const killers = new Set<() => void>();
+  const killHandle = input.run.cleanup.register('process', `rollout-step cell ${input.cellRun}`, async () => {
+    trainer.abort();
+    for (const kill of killers) kill();
+  });
+
+  const pool = input.prefix === 'warm-pool' ? new WarmPool(input.poolSize, startPooled, () => queue.map((a) => a.task), releasePooled) : null;
+  async function startPooled(task: StepAttempt['task'], id: string): Promise<PoolEntry> {
+    const dir = poolTrialDir(input.scratchDir, id);
+    const cgroup = childCgroup(budget, id);
+    const trial = { run: input.run, trialId: `${input.cellRun}-${id}`, baselineWorkspace: task.repoDir, trialDir: join(dir, 'agent'), timeoutMs: input.timeoutMs * 2, controls: trialControls, budget: cgroup.cgroup?.placement() ?? budget.placement() };
+    const template: CellAttempt = { trialId: trial.trialId, index: -1, attemptId: id, task, path: 'right' };
+    const binding = await input.executor.stageWorkspace(trial);
+    const running = await input.executor.launch(trial, pooledCommand(commandFor(cellInput, template, service, agentTmp(dir))));
+    return { id, task, trial, binding, running, cgroup: cgroup.cgroup, cgroupError: cgroup.error, ready: false };
+  }
+  async function releasePooled(entry: PoolEntry): Promise<void> {
+    await entry.running.kill('warm pool closed').catch(() => undefined);
+    await input.executor.finishTrial(entry.trial).catch(() => undefined);
+    await entry.cgroup?.destroy().catch(() => undefined);
+  }
+
+  // A warm pool is warm before the step: its first P sandboxes start outside the cell's clock (the time is recorded).
+  const fillStart = process.hrtime.bigint();
+  await pool?.fill(input.timeoutMs);
+  const poolFillMs = pool ? Number(process.hrtime.bigint() - fillStart) / 1e6 : null;
+  const outcomes: Running[] = [];
+  const cpuStart = process.cpuUsage();
+  const helperCpu = meterHelperCpu();
+  const loadStart = loadAverage();
+  const tStart = process.hrtime.bigint();
+  const trained = trainer.run();
+
+  const runOne = async (attempt: StepAttempt, worker: number): Promise<Running> => {
+    const scratchDir = join(input.scratchDir, attempt.attemptId);
+    const claimed = pool?.claim(attempt.task) ?? null;
+    pool?.replenish();
+    const cgroup = claimed ? { cgroup: claimed.cgroup, error: claimed.cgroupError } : childCgroup(budget, `a${attempt.step}-${attempt.slot}-${attempt.member}`);
+    const listeners: (() => void)[] = [];
+    const kill = () => listeners.forEach((listener) => listener());
+    killers.add(kill);
+    const result: AttemptResult = await runAttempt(
+      {
+        run: input.run, bundleDir: input.bundleDir, trialId: attempt.trialId, attemptId: attempt.attemptId, task: attempt.task, path: attempt.path, arm: input.arm, backend: input.backend,
+        executor: claimed ? claimedExecutor(input.executor, claimed) : input.executor,
+        scoringExecutor: input.scoringExecutor, scratchDir, candidateDir: join(scratchDir, 'candidate'),
+        budget: cgroup.cgroup?.placement() ?? budget.placement(), memoryCgroup: cgroup.cgroup, ...(cgroup.error ? { memoryCgroupError: cgroup.error } : {}),
+        command: commandFor(cellInput, attempt, service, agentTmp(scratchDir)),
+        timeoutMs: input.timeoutMs, scoringTimeoutMs: input.options.scoring_timeout, vmMemoryMiB: isVm ? input.options.vm_memory : null, cpus: input.options.budget_cpus,
+        retain: input.options.retain, pssIntervalMs: input.options.pss_interval ?? null,
+      },
+      { onKill: (listener) => listeners.push(listener) },
+    );
+    killers.delete(kill);
+    const oomKillsDuring = cgroup.cgroup?.oomKillCount() ?? 0;
+    await cgroup.cgroup?.destroy().catch((error) => result.notes.push(`attempt cgroup: ${(error as Error).message}`));
+    return { attempt, result, oomKillsDuring, worker, notes: [...result.notes], poolClaim: pool ? (claimed ? 'hit' : 'miss') : null };
+  };
+
+  const worker = async (index: number) => {
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      // checked and taken in one turn of the event loop: no other worker can take it in between
+      if (!trainer.admits(head.step)) {
+        await trainer.admitted(head.step);
+        continue;
+      }
+      const attempt = queue.shift()!;
+      trainer.startedStep(attempt.step);
+      outcomes.push(await runOne(attempt, index));
+      const left = remainingPerStep.get(attempt.step)! - 1;
+      remainingPerStep.set(attempt.step, left);
+      if (left === 0) trainer.completeStep(attempt.step);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: input.concurrency }, (_, index) => worker(index)));
+  } finally {
+    await pool?.close();
+  }
+  const trainerFigures = await trained;
+  const tEnd = process.hrtime.bigint();
+  const cpu = process.cpuUsage(cpuStart);
+  const helper = helperCpu.read();
+  input.run.cleanup.forget(killHandle);
+  await service.close();
+  input.run.cleanup.forget(serviceHandle);
+  await budget.destroy();
+  const baselineUnchanged = tasks.every((task, i) => treeDigest(task.repoDir) === digestsBefore[i]);
+  return { ...finish(input, outcomes, baselineUnchanged, { tStart, tEnd, cpu, helper, loadStart }), trainer: trainerFigures, pool: pool ? { ...pool.counts, fillMs: poolFillMs } : null };
+}
+
+/** Join each attempt with its model traffic; the cell's figures as the rollout kind's record expects them. */
+function finish(input: StepRunInput, outcomes: Running[], baselineUnchanged: boolean, meter: { tStart: bigint; tEnd: bigint; cpu: NodeJS.CpuUsage; helper: { userMs: number; systemMs: number }; loadStart: number }): Pick<StepRunResult, 'cell' | 'outcomes'> {
+  const ids = new Set(input.attempts.map((a) => a.attemptId));
+  let entries: ModelJournalEntry[] = [];
+  let serviceError: string | null = null;
+  try {
+    entries = readModelJournal(input.journalPath).entries.filter((entry) => entry.attempt !== null && ids.has(entry.attempt));
+  } catch (error) {
+    serviceError = `model journal: ${(error as Error).message}`;
+  }
+  const byAttempt = new Map<string, ModelJournalEntry[]>();
+  for (const entry of entries) byAttempt.set(entry.attempt!, [...(byAttempt.get(entry.attempt!) ?? []), entry]);
+  const final = outcomes.map((o): StepAttemptOutcome => {
+    const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
+    const { category, note } = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
+    return { ...o, traffic, phases: attemptPhases(o.result.stamps, traffic), category, notes: note ? [...o.notes, note] : o.notes };
+  });
+  const wallMs = Number(meter.tEnd - meter.tStart) / 1e6;
+  const busy = busySlotMs(entries);
+  const span = modelSpanMs(entries);
+  const cell: CellResult = {
+    outcomes: final,
+    wallMs,
+    tStartNs: meter.tStart,
+    peak: null,
+    budgetError: null,
+    harnessCpuMs: (meter.cpu.user + meter.cpu.system) / 1000 + meter.helper.userMs + meter.helper.systemMs,
+    harnessCpuUserMs: meter.cpu.user / 1000 + meter.helper.userMs,
+    harnessCpuSystemMs: meter.cpu.system / 1000 + meter.helper.systemMs,
+    harnessHelperCpuMs: meter.helper.userMs + meter.helper.systemMs,
+    harnessRssPeakBytes: process.memoryUsage().rss,
+    utilization: span ? busy / (input.capacity.slots * span) : null,
+    utilizationWall: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,
+    modelSpanMs: span,
+    busySlotMs: busy,
+    baselineUnchanged,
+    serviceError,
+    loadAverage: [meter.loadStart, loadAverage()],
+  };
+  return { cell, outcomes: final };
+}
