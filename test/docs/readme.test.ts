@@ -36,19 +36,20 @@ describe('README.md', () => {
     expect(EXPERIMENTS['shell-ready']!.plan(spec).trials).toHaveLength(66);
   });
 
-  it('its "bring your own tasks" spec runs on a JSONL outside the repository', async () => {
+  it('its "bring your own tasks" spec runs on a JSONL beside it, outside the repository, from another directory', async () => {
     const block = yamlBlocks.find((b) => b.includes('experiment: rollout'))!;
     const dir = tempDir('sandbench-readme-tasks-');
     copyFileSync(join(PROJECT_ROOT, 'data', 'rollout-tasks', 'swe-fixture.jsonl'), join(dir, 'instances.jsonl'));
     mkdirSync(join(dir, 'repos'));
     const fixtures = await ensureFixtureRepos(join(dir, 'fixture-cache'));
     for (const [repo, path] of Object.entries(fixtures.repos)) symlinkSync(path, join(dir, 'repos', repo.replace('/', '__')));
-    expect(block).toContain('tasks: /srv/tasks/instances.jsonl');
+    expect(block).toContain('tasks: ./instances.jsonl');
+    // The spec as printed, beside its task file; run from an unrelated directory, so the path must resolve against the spec.
     const specFile = join(dir, 'my-tasks.yaml');
-    writeFileSync(specFile, block.replace('/srv/tasks/instances.jsonl', join(dir, 'instances.jsonl')));
+    writeFileSync(specFile, block);
     const bundle = join(dir, 'bundle');
     // One of the spec's two concurrency cells keeps the suite's time down; everything else is the README's.
-    const run = await sandbench(['run', specFile, '--concurrency', '4', '--out', bundle], { cwd: dir });
+    const run = await sandbench(['run', specFile, '--concurrency', '4', '--out', bundle], { cwd: tempDir('sandbench-readme-cwd-') });
     expect(run.code, run.stderr).toBe(0);
     const { records } = readJournal(join(bundle, 'journal.jsonl'));
     expect(records).toHaveLength(16);
