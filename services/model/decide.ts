@@ -5,12 +5,14 @@
  *   2. no tools in the request (title/summary side call) → the script's side_reply text;
  *   3. otherwise turn = number of tool results so far; a shell turn becomes a call of the
  *      request's own shell tool, a text turn the final text — or, when the prompt carries
- *      mini-swe-agent's submit marker, its submit tool call (mini ends only on that); a fail
+ *      mini-swe-agent's submit marker, its submit tool call (mini ends only on that), and when
+ *      the request offers OpenHands' `finish` tool, that call; a `call` turn the named tool; a fail
  *      turn an HTTP error (fault injection: the model service failing, for the rollout kind).
  */
 import { MINI_SUBMIT_MARKER, type ModelScript, type ScriptTask } from './script.ts';
 import type { RequestView } from './request-view.ts';
 import { buildShellCall, ToolMismatchError } from './shell-tool.ts';
+import { buildNamedCall, finishCall } from './named-tool.ts';
 
 export type ReplyKind = 'tool' | 'text' | 'submit' | 'side' | 'fail';
 
@@ -109,6 +111,18 @@ export function decide(script: ModelScript, view: RequestView, pathTask: string 
     }
     return { taskId: task.id, turn: index, reply: { kind: 'tool', ...call }, tokens: turn.tokens ?? defaultTokens(call.arguments) };
   }
+  if ('call' in turn) {
+    let call;
+    try {
+      call = buildNamedCall(view.tools, turn.call, turn.args);
+    } catch (error) {
+      return fail(error);
+    }
+    return { taskId: task.id, turn: index, reply: { kind: 'tool', ...call }, tokens: turn.tokens ?? defaultTokens(call.arguments) };
+  }
+  // OpenHands ends only on its finish tool, as mini-swe-agent ends only on its submit command.
+  const finish = finishCall(view.tools, turn.text);
+  if (finish) return { taskId: task.id, turn: index, reply: { kind: 'submit', ...finish }, tokens: turn.tokens ?? defaultTokens(finish.arguments) };
   if (view.promptText.includes(MINI_SUBMIT_MARKER)) {
     let call;
     try {

@@ -44,7 +44,16 @@ const FailTurnSchema = z
   })
   .strict();
 
-export const TurnSchema = z.union([ShellTurnSchema, TextTurnSchema, FailTurnSchema]);
+const CallTurnSchema = z
+  .object({
+    /** A tool of the request called by name (OpenHands' `file_editor`, `think`), with these arguments; required ones it omits are filled from the tool's schema. */
+    call: z.string().min(1),
+    args: z.record(z.string(), z.unknown()).default({}),
+    tokens: tokenCount.optional(),
+  })
+  .strict();
+
+export const TurnSchema = z.union([ShellTurnSchema, TextTurnSchema, FailTurnSchema, CallTurnSchema]);
 
 const TaskSchema = z
   .object({
@@ -56,7 +65,7 @@ const TaskSchema = z
   .strict()
   .superRefine((task, ctx) => {
     const last = task.turns[task.turns.length - 1];
-    if (last && 'shell' in last) {
+    if (last && ('shell' in last || 'call' in last)) {
       ctx.addIssue({ code: 'custom', path: ['turns', task.turns.length - 1], message: 'the last turn must be a final `text` turn (or a `fail` turn), so the agent loop ends' });
     }
   });
@@ -69,7 +78,7 @@ export const ModelScriptSchema = z
     /** Model ids answered by GET …/models (any model id in a request is accepted). */
     models: z.array(z.string().min(1)).min(1).default(['fake-model']),
     /** Shell tool names, in order of preference, looked up in each request's own tool list. */
-    shell_tools: z.array(z.string().min(1)).min(1).default(['exec_command', 'Bash', 'bash', 'shell']),
+    shell_tools: z.array(z.string().min(1)).min(1).default(['exec_command', 'Bash', 'bash', 'shell', 'terminal']),
     /** Answer to generation requests that carry no tools at all (title or summary side calls). */
     side_reply: z.string().default('done'),
     tasks: z.array(TaskSchema).min(1),

@@ -15,7 +15,7 @@ export interface ShellCall {
 export class ToolMismatchError extends Error {}
 
 type Schema = Record<string, unknown>;
-const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const COMMAND_PROPERTIES = ['cmd', 'command', 'commands', 'script'];
 
@@ -27,7 +27,7 @@ function typeOf(schema: Schema): string | undefined {
 }
 
 /** A placeholder for a required property the script does not set: the schema's own default first. */
-function fillValue(name: string, schema: Schema): unknown {
+export function fillValue(name: string, schema: Schema): unknown {
   if ('default' in schema) return schema.default;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
