@@ -83,6 +83,10 @@ fi
 exec "$d/../venv/bin/python3.11" -m minisweagent.run.mini "$@"
 WRAPPER
     ;;
+  openhands)
+    # openhands-sdk/-tools on a CPython 3.12 copied into the layer (the image's python is 3.11): its own script.
+    sh "$(dirname "$0")/build-openhands-layer.sh" "$version" "$out"
+    ;;
   *)
     echo "build-agent-layer: unknown agent $agent" >&2
     exit 2

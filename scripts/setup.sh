@@ -6,7 +6,7 @@
 #   scripts/setup.sh --only P[,P...]     only the named pieces (`npm test` runs `--only all` first)
 # Pieces (each also installs on first use where it can, or its error names this command):
 #   criu        CRIU 4.2.1 built from source into /opt/sandbench-criu (checkpoint kind, podman/docker arms)
-#   agents      the agent CLI layers the tests run: codex, opencode, claude (~1 GB from npm; the agent
+#   agents      the agent CLI layers the tests run: codex, opencode, claude (~1 GB from npm), openhands (PyPI; the agent
 #               kind builds a missing layer on first use)
 #   chromium    the browser the report tests render report.html in
 #   slurm       slurm-wlm and munge (the fleet kind's Slurm path; its tests start their own cluster)
@@ -118,6 +118,8 @@ fi
 # kind's native-resume tests; from npm, ~1 GB, two or three minutes the first time), cached under
 # $SANDBENCH_HOME/agents; never fatal (the agent run then names the layer).
 ! has agents || sh scripts/build-agent-layers.sh codex opencode claude || log "an agent layer could not be built; the agent arms will fail with the build's message"
+# OpenHands for test/agent/openhands.test.ts: CPython 3.12 (pyenv's) + openhands-sdk from PyPI via uv, ~2 min, 811 MiB.
+! has agents || sh scripts/build-agent-layers.sh openhands || log "the OpenHands layer could not be built (it needs a Python 3.12: pyenv install 3.12, or SANDBENCH_PYTHON312)"
 
 if [ "$base" = yes ]; then
   log "building the task image (cached after the first build)"
