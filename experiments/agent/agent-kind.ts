@@ -29,15 +29,20 @@ import { judgeAgentTrial } from './agent-judge.ts';
 import { summarizeTrace } from './connect-trace.ts';
 import type { AgentName } from './agents.ts';
 import { ensureLayer, type AgentLayer } from './layers.ts';
+import { agentPhases } from './agent-phases.ts';
+import { keepTrajectory } from './keep-trajectory.ts';
 import { agentSpecSection, type AgentSpec } from './agent-spec.ts';
 
 export const ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'agent', 'run-agent.sh');
 /** What run-agent.sh needs beside it in any support mount (the agent kind's, the rollout kind's), with the model endpoint. */
 /** codex's offline configuration (sourced by run-agent.sh and the replay kind's codex-resume.sh). */
 export const CODEX_CONFIG_SCRIPT = join(PROJECT_ROOT, 'experiments', 'agent', 'codex-config.sh');
+/** The OpenHands SDK runner, started by run-agent.sh with the layer's python. */
+export const OPENHANDS_RUNNER = join(PROJECT_ROOT, 'experiments', 'agent', 'openhands_runner.py');
 export const AGENT_ENTRY_FILES: Readonly<Record<string, string>> = {
   'run-agent.sh': ENTRY_SCRIPT,
   'codex-config.sh': CODEX_CONFIG_SCRIPT,
+  'openhands_runner.py': OPENHANDS_RUNNER,
   ...MODEL_ENDPOINT_FILES,
 };
 /** Inside every sandbox: the agent's layer and the support files (entry script, forwarder). */
@@ -251,6 +256,10 @@ async function runAgentTrial(planned: PlannedTrial, ctx: ExperimentContext, stat
       initDeadlineHit,
       initDeadlineMs: options.init_deadline,
     });
+    const phases = agentPhases(running.lines, running.tSpawnNs);
+    Object.assign(verdict.metrics, phases.metrics);
+    if (Object.keys(phases.details).length > 0) facts.agent_phase_details = phases.details;
+    if (agent.agentKindTrajectory) Object.assign(facts, await keepTrajectory(ctx.bundleDir, attempt, agent.agentKindTrajectory, candidates));
     if (traced) {
       const trace = summarizeTrace(existsSync(tracePath) ? readFileSync(tracePath, 'utf8') : '', [`127.0.0.1:${state.service.port}`, state.service.socketPath]);
       verdict.metrics.non_model_connects = trace.nonModel.length;

@@ -28,9 +28,14 @@ export interface AgentCli {
   protocol: 'openai-responses' | 'anthropic-messages' | 'openai-chat';
   /** Why a backend can fail it for reasons outside the sandbox's isolation (recorded in facts). */
   needs: string;
+  /**
+   * Where the CLI leaves its native trajectory in the workspace when the agent kind runs it (the
+   * agent kind then keeps it in the bundle, agent-trajectories/); absent: the agent kind runs it ephemeral.
+   */
+  agentKindTrajectory?: string;
 }
 
-export const AGENT_NAMES = ['codex', 'claude', 'opencode', 'pi', 'mini-swe-agent'] as const;
+export const AGENT_NAMES = ['codex', 'claude', 'opencode', 'pi', 'mini-swe-agent', 'openhands'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 export const AGENTS: Record<AgentName, AgentCli> = {
@@ -40,6 +45,14 @@ export const AGENTS: Record<AgentName, AgentCli> = {
   pi: { name: 'pi', version: '0.73.1', protocol: 'openai-chat', needs: 'glibc + libstdc++ (the layer brings Node 22.23.5)' },
   // Non-streaming Chat Completions through litellm 1.110.2 (pinned in the build script); ends only on its submit tool call.
   'mini-swe-agent': { name: 'mini-swe-agent', version: '2.4.6', protocol: 'openai-chat', needs: 'the image python3.11 (the layer is a venv built for it)' },
+  // The SDK (openhands-sdk/-tools) in-process, non-streaming Chat Completions through litellm; ends only on its finish tool call (docs/openhands.md).
+  openhands: {
+    name: 'openhands',
+    version: '1.34.0',
+    protocol: 'openai-chat',
+    needs: "glibc and bookworm's libssl3/libffi8/libsqlite3 (the layer brings CPython 3.12.1); ~12 s of CPU-bound import before the first request",
+    agentKindTrajectory: '.sandbench-agent/openhands-events.json',
+  },
 };
 
 /** Each CLI's native trajectory (the rollout kind collects it; the agent kind runs them ephemeral). */
@@ -51,6 +64,8 @@ export const NATIVE_TRAJECTORIES: Record<AgentName, NativeTrajectory> = {
   // ~/.pi/agent/sessions/*.jsonl (session format v3) is not the replay format; the json-mode event stream is
   pi: { format: 'pi-agent', file: 'pi-events.jsonl', source: '`pi --mode json` stdout' },
   'mini-swe-agent': { format: 'mini-swe-agent', file: 'mini-trajectory.json', source: 'the -o trajectory JSON' },
+  // SDK 1.34.0 (V1) event objects joined into one array by openhands_runner.py; the replay parser models the 0.53 (V0) export, so a rollout cannot parse it yet.
+  openhands: { format: 'openhands', file: 'openhands-events.json', source: 'persistence_dir/<conversation>/events/event-*.json, joined by openhands_runner.py' },
 };
 
 export function agentByName(name: string, where: string): AgentCli {

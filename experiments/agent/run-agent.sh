@@ -119,6 +119,17 @@ EOF
       -c "model.model_kwargs.api_base=$url/v1" -o "$home/trajectory.json" -t "$prompt"
     session_root=$home session_glob=trajectory.json native=mini-trajectory.json
     ;;
+  openhands)
+    # The SDK runner (openhands_runner.py): the cost map read locally (else litellm fetches it and
+    # retries), no .env in the cwd (the empty workspace; the SDK would read OTEL/Laminar keys from
+    # it), no banner. The events go to the trajectory dir, else the workspace, which every backend returns.
+    export LITELLM_LOCAL_MODEL_COST_MAP=True OPENHANDS_SUPPRESS_BANNER=1 SANDBENCH_OPENHANDS_BASE_URL="$url/v1" \
+      SANDBENCH_OPENHANDS_PERSIST="$home/openhands-conversations"
+    events_dir=${trajdir:-$PWD/.sandbench-agent}
+    mkdir -p "$events_dir" || exit 96
+    export SANDBENCH_OPENHANDS_EVENTS="$events_dir/openhands-events.json"
+    set -- "$layer/bin/openhands" "$support/openhands_runner.py" "$prompt"
+    ;;
   *)
     echo "SANDBENCH_AGENT_ERROR run-agent.sh has no branch for agent $agent" >&2
     cleanup
