@@ -34,6 +34,7 @@ import type { TaskSet } from './task-contract.ts';
 import type { SolvabilityVerdict } from './tasks/solvability.ts';
 import type { GraderChoice } from './tasks/swebench-evaluator.ts';
 import { loadTaskSet } from './tasks/index.ts';
+import { harborTaskDirs, writeHarborResults } from './harbor-result.ts';
 
 export const ROLLOUT_ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'run-rollout-agent.sh');
 export const BUILTIN_AGENT_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'agent', 'agent.py');
@@ -233,6 +234,8 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
     if (!outcome) continue;
     records.set(trial.trial_id, rolloutRecord({ base: baseRecord(ctx, trial), outcome, cell: result, cellLabel: params.cell, concurrency: params.concurrency, capacity, arm, armLabel: armLabel(first.arm), options: state.options, image: ctx.run.image.digest, scriptId: state.script.id, scriptIds: state.scriptIds, scoringBackend: state.options.scoring_backend, cellRun, attemptsInRun: attempts.length }));
   }
+  // Attempts on Harbor tasks also get Harbor's result.json beside the journal (harbor-result.ts).
+  writeHarborResults(ctx.bundleDir, records.values(), harborTaskDirs(state.taskSet), Date.now() - result.wallMs, arm.agentName);
   return records;
 }
 

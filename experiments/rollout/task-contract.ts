@@ -17,6 +17,8 @@ export interface RolloutTask {
   /** Task id; also the model-script task id prefix (URL-safe: letters, digits, `.`, `_`, `-`). */
   readonly id: string;
   readonly source: TaskSource;
+  /** Where the task was read from, when it is a place of its own (a Harbor task directory). */
+  readonly origin?: string;
   /** Baseline repository directory (a deterministic git repo at `baseCommit`); never modified. */
   readonly repoDir: string;
   readonly baseCommit: string;

@@ -178,6 +178,7 @@ export async function loadHarborTaskSet(path: string, opts: HarborLoadOptions): 
       return {
         id,
         source: 'harbor',
+        origin: task.dir,
         repoDir,
         baseCommit: entry.meta.commits[id]!,
         prompt: task.instruction,
