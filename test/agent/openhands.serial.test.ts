@@ -4,7 +4,8 @@
  * service: the SDK runner must call `terminal` with the fixture command, end on `finish`, leave
  * marker.txt holding the scripted bytes, and its joined events must be in the bundle. The layer comes
  * from the cache (scripts/setup.sh builds it; a first run here builds it from PyPI, ~2 min).
- * Measured here: 63 s at load ~10 (about 12 s of CPU-bound import per trial at load ~1).
+ * Serial (run alone after the parallel suite): each trial is ~12 s of CPU-bound Python import at
+ * load ~1, and the file took 150 s at load 20-30 beside a TCG VM, past the parallel suite's budget.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
