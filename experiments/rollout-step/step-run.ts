@@ -103,6 +103,8 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   const remainingPerStep = new Map<number, number>();
   for (const attempt of input.attempts) remainingPerStep.set(attempt.step, (remainingPerStep.get(attempt.step) ?? 0) + 1);
   const trainer = new StepTrainer(input.steps, input.trainer.train_ms, input.trainer.staleness);
+  // a resumed cell run has steps whose attempts are all journaled already: their batches count as delivered
+  for (let step = 0; step < input.steps; step++) if (!remainingPerStep.has(step)) trainer.completeStep(step);
   const killers = new Set<() => void>();
   const killHandle = input.run.cleanup.register('process', `rollout-step cell ${input.cellRun}`, async () => {
     trainer.abort();
