@@ -1,6 +1,8 @@
 /**
- * One cell run: the cell's attempts as a closed loop of C workers (each takes the next attempt as
- * soon as its previous one ends) inside ONE fresh shared budget (cgroup: CPUs, memory, zero swap),
+ * One cell run: the cell's attempts on a pool of C workers under the cell's arrival mode (closed
+ * loop: each worker takes the next attempt as soon as its previous one ends; or bursts, staggered or
+ * Poisson arrivals) and admission cap on starts (harness/schedule; a start ends at the sandbox's
+ * first line, attempt-start.ts) inside ONE fresh shared budget (cgroup: CPUs, memory, zero swap),
  * against a model service of the cell's capacity (its own process, so the harness's event loop
  * cannot stretch the controlled service time; its journal appends to the bundle's). Measured
  * around the loop: the budget's memory peak, the harness's CPU (process.cpuUsage plus its launcher
@@ -23,6 +25,8 @@ import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, typ
 import type { AgentLayer } from '../agent/layers.ts';
 import { LAYER_TARGET } from '../agent/agent-kind.ts';
 import { runAttempt, type AttemptResult } from './rollout-attempt.ts';
+import { runSchedule, type Arrival, type JobTiming, type Occupancy, type StartSignal } from '../../harness/schedule/index.ts';
+import { attemptSchedule, startFailureCategory, watchStart, type AttemptSchedule } from './attempt-start.ts';
 import { BUILTIN_AGENT, type RolloutArm } from './rollout-arms.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
@@ -51,6 +55,11 @@ export interface CellInput {
   scoringExecutor: Executor;
   concurrency: number;
   capacity: ModelCapacity;
+  /** When the attempts arrive (default: the closed loop), and most starts in flight at once (default null: none). */
+  arrival?: Arrival;
+  admissionCap?: number | null;
+  /** Seed of a poisson arrival's draws (from the run seed and the cell run). */
+  scheduleSeed?: number;
   attempts: CellAttempt[];
   script: ModelScript;
   journalPath: string;
@@ -71,6 +80,8 @@ export interface CellAttemptOutcome {
   phases: AttemptPhases;
   oomKillsDuring: number;
   worker: number;
+  /** Arrival, waits, start latency and whether the start failed (attempt-start.ts); runCell always fills it. */
+  schedule?: AttemptSchedule;
 }
 
 export interface CellResult {
@@ -95,6 +106,8 @@ export interface CellResult {
   baselineUnchanged: boolean;
   serviceError: string | null;
   loadAverage: [number, number];
+  /** Starts in flight over the cell: peak and time-weighted mean (the admission gate's record); runCell always fills it. */
+  starts?: Occupancy;
 }
 
 const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
@@ -205,7 +218,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   });
   const isVm = input.executor.traits.launch === 'vm';
   const candidateRoot = cellMemoryScratch(input);
-  const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes'> & { notes: string[] })[] = [];
+  const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes' | 'schedule'> & { notes: string[] })[] = [];
   const loadStart = loadavg();
   const sampler = budget ? startPeakSampler(budget, budgetSampleMs(budget)) : null;
   let rssPeak = process.memoryUsage().rss;
@@ -213,10 +226,18 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const cpuStart = process.cpuUsage();
   const helperCpu = meterHelperCpu();
   const tStart = process.hrtime.bigint();
-  let next = 0;
-  const worker = async (index: number) => {
-    while (budget && next < input.attempts.length) {
-      const attemptIndex = next++;
+  // Each attempt's sandbox reports the end of its start through the launch hook the attempt already calls (attempt-start.ts).
+  const startSignals = new Map<string, StartSignal>();
+  const onLaunched = input.onLaunched;
+  input = { ...input, onLaunched: (attempt, running) => {
+    const signal = startSignals.get(attempt.trialId);
+    if (signal) watchStart(running, signal);
+    onLaunched?.(attempt, running);
+  } };
+  const runOne = async (attemptIndex: number, signal: StartSignal): Promise<void> => {
+    const index = signal.worker;
+    startSignals.set(input.attempts[attemptIndex]!.trialId, signal);
+    if (budget) {
       const attempt = input.attempts[attemptIndex]!;
       const scratchDir = join(input.scratchDir, attempt.attemptId);
       const candidateDir = candidateRoot ? join(candidateRoot.dir, attempt.attemptId) : join(scratchDir, 'candidate');
@@ -261,7 +282,10 @@ export async function runCell(input: CellInput): Promise<CellResult> {
       outcomes.push({ attempt, result, oomKillsDuring, worker: index, notes: [...result.notes] });
     }
   };
-  await Promise.all(Array.from({ length: input.concurrency }, (_, index) => worker(index)));
+  const scheduled = await runSchedule({
+    jobs: input.attempts.length, arrival: input.arrival ?? { mode: 'closed' }, workers: input.concurrency, admissionCap: input.admissionCap ?? null, seed: input.scheduleSeed ?? 0, keepGoing: () => budget !== null, run: runOne,
+  });
+  const timings = new Map<number, JobTiming>(scheduled.jobs.map(({ timing }) => [timing.job, timing]));
   const tEnd = process.hrtime.bigint();
   const cpu = process.cpuUsage(cpuStart);
   const helper = helperCpu.read();
@@ -289,13 +313,16 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const span = modelSpanMs(entries);
   const final = outcomes.map((o) => {
     const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
-    const { category, note } = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
-    return { ...o, traffic, phases: attemptPhases(o.result.stamps, traffic), category, notes: note ? [...o.notes, note] : o.notes };
+    const schedule = attemptSchedule(timings.get(input.attempts.indexOf(o.attempt))!, tStart, o.result.outcome === 'ok');
+    const cellCategory = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
+    const { category, note } = cellCategory.note ? cellCategory : startFailureCategory(cellCategory.category, schedule.startFailed);
+    return { ...o, schedule, traffic, phases: attemptPhases(o.result.stamps, traffic), category, notes: note ? [...o.notes, note] : o.notes };
   });
   if (budgetError) {
     for (const attempt of input.attempts) {
       final.push({
         attempt, worker: -1, oomKillsDuring: 0, category: 'setup_failed', notes: [budgetError],
+        schedule: { arrivalOffsetMs: 0, poolWaitMs: 0, admissionWaitMs: 0, startLatencyMs: null, startFailed: true },
         traffic: attemptTraffic([]), phases: attemptPhases({ start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, attemptTraffic([])),
         result: { outcome: 'failed', category: 'setup_failed', notes: [budgetError], stamps: { start: tStart, staged: null, launched: null, exit: null, scored: null, end: tEnd }, exit: null, score: null, candidate: null, trajectory: null, memory: null, pssPeakKiB: null, pssSamples: 0, scoring: null, facts: {} },
       });
@@ -319,5 +346,6 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     baselineUnchanged,
     serviceError,
     loadAverage: [loadStart[0], loadavg()[0]],
+    starts: scheduled.starts,
   };
 }

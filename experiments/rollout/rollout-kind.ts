@@ -25,7 +25,10 @@ import { ensureLayer, type AgentLayer } from '../agent/layers.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
 import { rolloutKindAnalysis } from './rollout-analysis.ts';
+import { withArrivalFigures } from './rollout-arrival-analysis.ts';
 import { runCell, type CellAttempt, type CellResult } from './rollout-cell.ts';
+import { arrivalOf } from '../../harness/schedule/index.ts';
+import { seedFromString } from '../../harness/plan/prng.ts';
 import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from './rollout-plan.ts';
 import { rolloutRecord, taskInvalidRecord } from './rollout-record.ts';
 import { proveTasksSolvable } from './solvability-pass.ts';
@@ -135,7 +138,7 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
         ];
       },
     },
-    analysis: rolloutKindAnalysis,
+    analysis: withArrivalFigures(rolloutKindAnalysis),
     plan: buildRolloutPlan,
     executorArms: (spec) => {
       const arms = rolloutArms(spec);
@@ -215,6 +218,10 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
       scoringExecutor: ctx.executorFor(scoringArm(state.options)),
       concurrency: params.concurrency,
       capacity,
+      arrival: arrivalOf(params.arrival),
+      admissionCap: params.admission_cap,
+      // a poisson cell replays the same arrivals on a rerun of the spec's seed
+      scheduleSeed: seedFromString(`rollout-arrival:${ctx.spec.seed}:${key}`),
       attempts,
       script: state.script,
       journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE),
@@ -232,7 +239,7 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
   for (const trial of planned) {
     const outcome = byTrial.get(trial.trial_id);
     if (!outcome) continue;
-    records.set(trial.trial_id, rolloutRecord({ base: baseRecord(ctx, trial), outcome, cell: result, cellLabel: params.cell, concurrency: params.concurrency, capacity, arm, armLabel: armLabel(first.arm), options: state.options, image: ctx.run.image.digest, scriptId: state.script.id, scriptIds: state.scriptIds, scoringBackend: state.options.scoring_backend, cellRun, attemptsInRun: attempts.length }));
+    records.set(trial.trial_id, rolloutRecord({ base: baseRecord(ctx, trial), outcome, cell: result, cellLabel: params.cell, concurrency: params.concurrency, capacity, arm, armLabel: armLabel(first.arm), options: state.options, image: ctx.run.image.digest, scriptId: state.script.id, scriptIds: state.scriptIds, scoringBackend: state.options.scoring_backend, cellRun, attemptsInRun: attempts.length, schedule: { arrival: params.arrival, admissionCap: params.admission_cap } }));
   }
   // Attempts on Harbor tasks also get Harbor's result.json beside the journal (harbor-result.ts).
   writeHarborResults(ctx.bundleDir, records.values(), harborTaskDirs(state.taskSet), Date.now() - result.wallMs, arm.agentName);

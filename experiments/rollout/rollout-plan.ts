@@ -1,7 +1,8 @@
 /**
- * The rollout schedule: cells = arm × concurrency C (per backend) × model capacity; every block runs
- * each cell once, cells in a seeded shuffled order; a cell is `attempts` consecutive planned trials
- * (one per rollout attempt) that the kind runs as one closed loop of C workers. Which task and
+ * The rollout schedule: cells = arm × concurrency C (per backend) × model capacity × arrival mode ×
+ * admission cap; every block runs each cell once, cells in a seeded shuffled order (so the caps a run
+ * compares are interleaved); a cell is `attempts` consecutive planned trials (one per rollout
+ * attempt) that the kind runs on a pool of C workers under the cell's arrival mode and cap. Which task and
  * scripted path attempt k takes depends only on the seed and k, so attempt k is the same rollout
  * in every cell: rewards pair across backends.
  */
@@ -10,6 +11,7 @@ import { PLAN_SCHEMA_VERSION, specArms, type Plan, type PlannedTrial } from '../
 import { createPrng, seedFromString, shuffled } from '../../harness/plan/prng.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
+import { arrivalLabel, arrivalOf, capLabel, capOf } from '../../harness/schedule/index.ts';
 import { attemptsFor, concurrencyFor, rolloutOptions, type ModelCapacity } from './rollout-spec.ts';
 import type { AttemptPath } from './task-contract.ts';
 
@@ -17,6 +19,16 @@ export interface RolloutCell {
   arm: ArmRef;
   concurrency: number;
   capacity: ModelCapacity;
+  /** The arrival mode's spec text (`closed`, `burst(64)`, …). */
+  arrival: string;
+  /** Most attempts starting at once; null: no cap. */
+  admissionCap: number | null;
+}
+
+/** Cells of the default schedule (closed loop, no cap) keep the labels they had before arrivals existed. */
+function scheduleSuffix(cell: RolloutCell): string {
+  if (cell.arrival === 'closed' && cell.admissionCap === null) return '';
+  return `-${arrivalLabel(arrivalOf(cell.arrival))}-${capLabel(cell.admissionCap)}`;
 }
 
 export function capacityLabel(capacity: ModelCapacity): string {
@@ -24,12 +36,13 @@ export function capacityLabel(capacity: ModelCapacity): string {
 }
 
 export function cellLabel(cell: RolloutCell): string {
-  return `${armLabel(cell.arm)}-c${cell.concurrency}-${capacityLabel(cell.capacity)}`;
+  return `${armLabel(cell.arm)}-c${cell.concurrency}-${capacityLabel(cell.capacity)}${scheduleSuffix(cell)}`;
 }
 
 export function rolloutCells(spec: Spec): RolloutCell[] {
   const options = rolloutOptions(spec);
-  return specArms(spec).flatMap((arm) => concurrencyFor(options, arm.backend).flatMap((concurrency) => options.model.map((capacity) => ({ arm, concurrency, capacity }))));
+  const schedules = options.arrival.flatMap((arrival) => options.admission_cap.map((cap) => ({ arrival, admissionCap: capOf(cap) })));
+  return specArms(spec).flatMap((arm) => concurrencyFor(options, arm.backend).flatMap((concurrency) => options.model.flatMap((capacity) => schedules.map((schedule) => ({ arm, concurrency, capacity, ...schedule })))));
 }
 
 /** The params a planned attempt carries (the cell's identity and the attempt's index in it). */
@@ -40,11 +53,18 @@ export interface AttemptParams {
   base_ms: number;
   per_token_ms: number;
   attempt: number;
+  arrival: string;
+  admission_cap: number | null;
 }
 
 export function attemptParams(planned: PlannedTrial): AttemptParams {
   const p = planned.params ?? {};
-  return { cell: String(p.cell), concurrency: Number(p.concurrency), slots: Number(p.slots), base_ms: Number(p.base_ms), per_token_ms: Number(p.per_token_ms), attempt: Number(p.attempt) };
+  return {
+    cell: String(p.cell), concurrency: Number(p.concurrency), slots: Number(p.slots), base_ms: Number(p.base_ms), per_token_ms: Number(p.per_token_ms), attempt: Number(p.attempt),
+    // plans from before arrivals existed ran the closed loop without a cap
+    arrival: typeof p.arrival === 'string' ? p.arrival : 'closed',
+    admission_cap: typeof p.admission_cap === 'number' ? p.admission_cap : null,
+  };
 }
 
 /** Cell run key: the cell in one block (a block's attempts of a cell run as one closed loop). */
@@ -69,7 +89,11 @@ export function buildRolloutPlan(spec: Spec): Plan {
           warmup: false,
           arm: cell.arm,
           seed: prng.int(0, 0x7fffffff),
-          params: { cell: label, concurrency: cell.concurrency, slots: cell.capacity.slots, base_ms: cell.capacity.base_ms, per_token_ms: cell.capacity.per_token_ms, attempt },
+          params: {
+            cell: label, concurrency: cell.concurrency, slots: cell.capacity.slots, base_ms: cell.capacity.base_ms, per_token_ms: cell.capacity.per_token_ms, attempt,
+            // only off the default schedule, so plans of specs without arrivals stay byte-identical
+            ...(scheduleSuffix(cell) ? { arrival: cell.arrival, admission_cap: cell.admissionCap ?? 'none' } : {}),
+          },
         });
       }
     }

@@ -10,6 +10,7 @@ import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { CellAttemptOutcome, CellResult } from './rollout-cell.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
+import { scheduleRecordFields, type CellSchedule } from './attempt-start.ts';
 
 export interface RolloutRecordInput {
   base: TrialRecord;
@@ -27,6 +28,8 @@ export interface RolloutRecordInput {
   scriptIds: string[];
   scoringBackend: string;
   attemptsInRun: number;
+  /** The cell's arrival mode and admission cap (absent: the closed loop without a cap). */
+  schedule?: CellSchedule;
 }
 
 /**
@@ -82,6 +85,8 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   if (cell.peak) metrics.cell_budget_peak_bytes = cell.peak.peakBytes;
   metrics.attempt_start_offset_ms = Number(result.stamps.start - cell.tStartNs) / 1e6;
   metrics.attempt_end_offset_ms = Number(result.stamps.end - cell.tStartNs) / 1e6;
+  const schedule = scheduleRecordFields(outcome.schedule, cell.starts, input.schedule);
+  Object.assign(metrics, schedule.metrics);
   return {
     ...input.base,
     outcome: ok ? 'ok' : 'failed',
@@ -106,6 +111,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       cell_run: input.cellRun,
       worker: outcome.worker,
       concurrency: input.concurrency,
+      ...schedule.facts,
       model_slots: input.capacity.slots,
       model_base_ms: input.capacity.base_ms,
       model_per_token_ms: input.capacity.per_token_ms,

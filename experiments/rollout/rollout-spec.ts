@@ -10,6 +10,7 @@ import { defineSection, readSection, type KindOverrides } from '../../harness/sp
 import { UserError } from '../../harness/errors.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import type { PlanExpansion } from '../../harness/plan/plan-bounds.ts';
+import { AdmissionCapSchema, ArrivalTextSchema } from '../../harness/schedule/index.ts';
 
 // At most 20,000 workers: bench/harness-scale.bench.ts runs the loop itself that far (issue 33). A real
 // backend's C is bounded by its budget's CPUs and memory, which a cell refuses or records, not by this cap.
@@ -63,6 +64,17 @@ export const RolloutSpecSchema = z
     concurrency: concurrencyList.default([1, 2, 4, 8, 16]),
     /** Per-backend concurrency levels replacing `concurrency` (VMs at lower C). */
     concurrency_by_backend: z.record(z.string(), concurrencyList).default({}),
+    /**
+     * How a cell's attempts arrive (harness/schedule/arrival.ts): `closed` (C workers, each takes the
+     * next attempt when its previous one ends), `burst(N)`, `staggered(Δ)`, `poisson(λ)` (seeded from
+     * the run seed). A list: each mode is a cell coordinate, so one run compares them, interleaved.
+     */
+    arrival: z.array(ArrivalTextSchema).min(1).refine((list) => new Set(list).size === list.length, 'an arrival mode is listed twice').default(['closed']),
+    /**
+     * Most attempts in their start (staging → the sandbox's first line) at once, or `none`
+     * (harness/schedule/admission.ts). A list: each cap is a cell coordinate, e.g. [8, 16, none].
+     */
+    admission_cap: z.array(AdmissionCapSchema).min(1).refine((list) => new Set(list).size === list.length, 'an admission cap is listed twice').default(['none']),
     /** Model-service capacities; every cell runs against one, with its own service and journal segment. */
     model: z.array(ModelCapacitySchema).min(1).default([{ slots: 4, base_ms: 50, per_token_ms: 0 }]),
     /** Seeded fraction of attempts whose script takes the task's wrong path (reward should be 0). */
@@ -117,7 +129,8 @@ export function rolloutOptions(spec: Spec): RolloutSpec {
 
 /**
  * Planned attempts, bounded from above without building the plan: blocks × arms × the most attempts
- * any backend runs per cell × the most concurrency levels any backend has × model capacities.
+ * any backend runs per cell × the most concurrency levels any backend has × model capacities ×
+ * arrival modes × admission caps.
  */
 function rolloutExpansion(options: RolloutSpec, spec: Spec): PlanExpansion[] {
   const byBackend = Object.entries(options.attempts_by_backend as Record<string, number>);
@@ -126,7 +139,10 @@ function rolloutExpansion(options: RolloutSpec, spec: Spec): PlanExpansion[] {
   return [
     {
       what: 'planned attempts (at most)',
-      factors: [attempts, { field: 'rollout.blocks', value: options.blocks }, { field: 'arms', value: spec.arms.length }, { field: 'rollout.concurrency', value: levels }, { field: 'rollout.model', value: options.model.length }],
+      factors: [
+        attempts, { field: 'rollout.blocks', value: options.blocks }, { field: 'arms', value: spec.arms.length }, { field: 'rollout.concurrency', value: levels }, { field: 'rollout.model', value: options.model.length },
+        { field: 'rollout.arrival', value: options.arrival.length }, { field: 'rollout.admission_cap', value: options.admission_cap.length },
+      ],
       limit: 'planned_trials',
     },
   ];

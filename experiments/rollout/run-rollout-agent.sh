@@ -10,6 +10,8 @@
 #          SANDBENCH_SERVICE_SOCKET, SANDBENCH_AGENT_TMP (scratch for the forwarder's output),
 #          SANDBENCH_ROLLOUT_MAX_TURNS, SANDBENCH_ROLLOUT_TOOL_TIMEOUT (seconds)
 set -u
+# The sandbox runs our code: the end of the attempt's start (experiments/rollout/attempt-start.ts frees its admission slot here).
+echo REFERENCE_READY
 agent=$1 prompt=$2
 support=$(dirname "$0")
 if [ "$agent" != builtin ]; then
