@@ -93,6 +93,8 @@ mount -t overlay overlay -o lowerdir=/mnt/scratch/lower,upperdir=/mnt/scratch/up
 mount -t proc proc /newroot/proc || fail "cannot mount /proc"
 mount -t sysfs -o ro sysfs /newroot/sys || fail "cannot mount /sys"
 mount -t devtmpfs devtmpfs /newroot/dev || fail "cannot mount /dev"
+# Pseudo-terminals, as namespaces and containers have them: OpenHands' terminal tool opens a pty.
+mkdir -p /newroot/dev/pts && mount -t devpts -o ptmxmode=0666 devpts /newroot/dev/pts || fail "cannot mount /dev/pts"
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "cannot mount /tmp"
 # Extra read-only disks (SB_MOUNTS="serial=target ..."), mount points made in a tmpfs on /run
 # because the image is read-only.
