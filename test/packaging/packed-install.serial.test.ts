@@ -6,7 +6,7 @@
  * resolve its modules from the package, not the cwd) must run with its task file beside the spec.
  * Serial: npm install and a real rollout take ≈ 30-60 s on the 2-core machine.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,8 @@ function readOnlyRun(dir: string, argv: string[], cwd: string) {
 async function packTarball(): Promise<string> {
   // A private copy of the package's files, so the prepare script's dist/ build never races a CLI the suite runs from the checkout.
   const copy = tempDir('sandbench-pack-src-');
-  for (const entry of ['package.json', 'README.md', ...PACKAGE.files]) cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
+  // dist/ may be absent (a clone never built): the prepare script builds it in the copy either way.
+  for (const entry of ['package.json', 'README.md', ...PACKAGE.files].filter((entry) => existsSync(join(PROJECT_ROOT, entry)))) cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(copy, 'node_modules'));
   const out = tempDir('sandbench-pack-out-');
   const packed = await execa('npm', ['pack', '--pack-destination', out], { cwd: copy, reject: false });
