@@ -51,7 +51,7 @@ export async function probeLazyTools(): Promise<Record<string, string>> {
     const result = await execa(tool, args, { reject: false });
     const text = `${result.stdout}\n${result.stderr}`.trim();
     if (result.failed && (result as { code?: string }).code === 'ENOENT') {
-      throw new Error(`lazy-image needs ${tool}; install it: apt-get install ${tool === 'mksquashfs' ? 'squashfs-tools' : tool === 'bwrap' ? 'bubblewrap' : tool}`);
+      throw new Error(`lazy-image needs ${tool}; install it: apt-get install ${tool === 'mksquashfs' ? 'squashfs-tools' : tool === 'bwrap' ? 'bubblewrap' : tool} (scripts/setup.sh --with lazy-image installs them all)`);
     }
     versions[tool] = text.split('\n').find((line) => /\d+\.\d+/.test(line))?.trim() ?? 'unknown';
   }
