@@ -1,5 +1,5 @@
 /**
- * The rollout kind's analysis, PURE (records → rollout-summary.csv, rollout-scores.csv,
+ * The rollout kind's analysis, PURE (records → rollout-summary.csv, rollout-scores.csv, rollout-cost.csv (sample-cost.ts),
  * rollout-reward-deltas.csv, evidence rows, tables, charts). Every planned attempt stays in its
  * cell's denominator; only completed (scored) attempts enter timing, phase and reward figures.
  *
@@ -54,6 +54,7 @@ import type { MetricDesign } from '../../harness/analyze/metric-design.ts';
 import { bottleneckOf, type Bottleneck } from './rollout-phases.ts';
 import { cellMemory, memoryText, type CellMemory } from './rollout-memory.ts';
 import { rolloutLead } from './rollout-lead.ts';
+import { costChart, costEvidence, costRows, costTable, ROLLOUT_COST_FILE, ROLLOUT_COST_HEADER, summarizeCosts } from './sample-cost.ts';
 
 export const ROLLOUT_SUMMARY_FILE = 'rollout-summary.csv';
 export const ROLLOUT_SCORES_FILE = 'rollout-scores.csv';
@@ -456,6 +457,9 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
       evidence.push({ ...base, topic: 'reward', metric: 'reward', statistic: 'ci95_high', n: s.completed, value: s.rewardCi.high, unit: 'reward', limitations });
     }
   }
+  // Cost of a valid sample, retries and reward dedup (sample-cost.ts, issue 31).
+  const costs = summarizeCosts(input.records, (spec as unknown as { rollout?: Parameters<typeof summarizeCosts>[1] }).rollout ?? {}, spec.resamples, runId);
+  evidence.push(...costEvidence(costs, { scenario: SCENARIO, cohort: runId, condition, limits: LIMITS }));
   for (const d of deltas) {
     const base = { scenario: SCENARIO, topic: 'reward', source: EVIDENCE_SOURCE, cohort: runId, variant: `${d.candidate} vs ${d.control}`, metric: 'reward_delta', unit: 'reward', condition, limitations: `${LIMITS}; paired by attempt over ${d.pairs} pairs` };
     evidence.push({ ...base, statistic: d.comparison?.design === 'paired proportions' ? 'diff_of_proportions' : 'diff_of_means', n: d.pairs, value: d.delta });
@@ -469,11 +473,12 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
       [ROLLOUT_SUMMARY_FILE, toCsv(ROLLOUT_SUMMARY_HEADER, summaryRows)],
       [ROLLOUT_SCORES_FILE, toCsv(ROLLOUT_SCORES_HEADER, scoreRows)],
       [ROLLOUT_DELTAS_FILE, toCsv(ROLLOUT_DELTAS_HEADER, deltaRows)],
+      [ROLLOUT_COST_FILE, toCsv(ROLLOUT_COST_HEADER, costRows(costs))],
     ]),
     evidence,
     lead: rolloutLead(summaries, deltas, armOrder),
-    tables: [table, deltaTable],
-    charts,
+    tables: [table, deltaTable, costTable(costs)],
+    charts: [...charts, costChart(costs)],
   };
 }
 
@@ -507,6 +512,6 @@ export const rolloutKindAnalysis: KindAnalysis = {
   // Each cell is analysed as its own group, named by its arm's label and its coordinates in words (the CSVs also hold them as columns).
   groupOf: (record: TrialRecord): ArmRef => ({ backend: record.arm.backend, variant: record.arm.variant, label: cellGroupLabel(record) }),
   specArms: () => [],
-  files: [ROLLOUT_SUMMARY_FILE, ROLLOUT_SCORES_FILE, ROLLOUT_DELTAS_FILE],
+  files: [ROLLOUT_SUMMARY_FILE, ROLLOUT_SCORES_FILE, ROLLOUT_DELTAS_FILE, ROLLOUT_COST_FILE],
   extension: rolloutExtension,
 };

@@ -21,6 +21,7 @@ import { startSandboxPss, type SandboxPssProbe } from './sandbox-pss.ts';
 import { BUILTIN_TRAJECTORY_FILE, readTrajectory, trajectorySource } from './native-trajectory.ts';
 import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
 import { scoreCandidate } from './score-candidate.ts';
+import { rewardKey, type RewardCache } from './reward-cache.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { RetainPolicy } from './rollout-spec.ts';
 import { BUILTIN_AGENT_EXIT, type AttemptPath, type RolloutTask, type TaskScore } from './task-contract.ts';
@@ -58,6 +59,8 @@ export interface AttemptInput {
   retain: RetainPolicy;
   /** Per-process PSS sampling of the sandbox (detail only: the memory figure is the cgroup's); null = off. */
   pssIntervalMs: number | null;
+  /** Reward dedup (reward-cache.ts): an identical candidate's cached score instead of a scoring sandbox; absent = score every candidate. */
+  rewardCache?: RewardCache | null;
 }
 
 export interface AttemptStamps {
@@ -245,7 +248,7 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     }
 
     // Scoring: a fresh sandbox on the scoring backend over a host dir the evaluator builds (baseline + candidate + its tests).
-    const scored = await scoreCandidate({
+    const scoreFresh = () => scoreCandidate({
       evaluator: input.task.evaluator,
       candidate,
       scoringExecutor: input.scoringExecutor,
@@ -253,6 +256,10 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
       trialFor: (trialDir, workspace) => trialContext({ ...input, arm: { ...input.arm, cpuModel: null } }, `${input.trialId}-score`, trialDir, workspace, input.scoringTimeoutMs),
       onKill: (listener) => kill.onKill(listener),
     });
+    const key = rewardKey({ taskId: input.task.id, baseCommit: input.task.baseCommit, evaluatorVersion: input.task.evaluator.version, candidateDigest: candidate.digest });
+    const deduped = input.rewardCache ? await input.rewardCache.score(key, input.attemptId, scoreFresh) : null;
+    if (deduped) facts.reward_cache = deduped.lookup;
+    const scored = deduped?.result ?? (await scoreFresh());
     scoringTrial = scored.trial;
     if (scored.parsedNs !== null) stamps.scored = scored.parsedNs;
     const scoringFacts = scored.scoring ?? undefined;

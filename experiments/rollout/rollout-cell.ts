@@ -16,7 +16,6 @@ import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type RunningTrial, 
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { memoryScratchDir } from '../../harness/run/memory-scratch.ts';
 import type { ResourceHandle } from '../../harness/run/cleanup-registry.ts';
-import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { PEAK_SAMPLE_INTERVAL_MS, startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
@@ -27,6 +26,9 @@ import { LAYER_TARGET } from '../agent/agent-kind.ts';
 import { runAttempt, type AttemptResult } from './rollout-attempt.ts';
 import { runSchedule, type Arrival, type JobTiming, type Occupancy, type StartSignal } from '../../harness/schedule/index.ts';
 import { attemptSchedule, startFailureCategory, watchStart, type AttemptSchedule } from './attempt-start.ts';
+import { runAttemptTries, type AttemptTry } from './attempt-tries.ts';
+import { tryCommand } from './fault-injection.ts';
+import type { RewardCache } from './reward-cache.ts';
 import { BUILTIN_AGENT, type RolloutArm } from './rollout-arms.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
@@ -69,6 +71,10 @@ export interface CellInput {
   timeoutMs: number;
   /** Test hook (fault injection): each attempt's agent sandbox right after launch. */
   onLaunched?: (attempt: CellAttempt, running: RunningTrial) => void;
+  /** Reward dedup (reward-cache.ts): the cache this cell's attempts score through; absent = none. */
+  rewardCache?: RewardCache | null;
+  /** The spec's seed: which tries get an injected fault (fault-injection.ts). */
+  seed?: number;
 }
 
 export interface CellAttemptOutcome {
@@ -82,6 +88,8 @@ export interface CellAttemptOutcome {
   worker: number;
   /** Arrival, waits, start latency and whether the start failed (attempt-start.ts); runCell always fills it. */
   schedule?: AttemptSchedule;
+  /** Every try of the attempt (attempt-tries.ts), the last being its outcome; absent where a caller ran one try without the policy. */
+  tries?: AttemptTry[];
 }
 
 export interface CellResult {
@@ -127,19 +135,6 @@ const loadavg = (): [number, number] => {
   const [one, five] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
   return [one ?? NaN, five ?? NaN];
 };
-
-/**
- * Each attempt's sandbox gets its own child of the cell's budget, whose kernel peak is the attempt's
- * memory: one per attempt, not per worker, since a reused cgroup would carry the previous attempt's
- * peak. Without one the attempt still runs in the budget, and its memory figure says why it has none.
- */
-function attemptCgroup(budget: CgroupBudget, attemptIndex: number): { cgroup: AttemptCgroup | null; error: string | null } {
-  try {
-    return { cgroup: AttemptCgroup.create(budget, `a${attemptIndex}`), error: null };
-  } catch (error) {
-    return { cgroup: null, error: `no attempt cgroup: ${(error as Error).message}` };
-  }
-}
 
 export function commandFor(input: CellInput, attempt: CellAttempt, service: { socketPath: string; port: number | null }, agentTmp: string): TaskCommand {
   const scriptTask = attempt.task.scriptTaskId(attempt.path);
@@ -213,7 +208,9 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     budgetError = `budget: ${(error as Error).message}`;
   }
   const killers = new Set<() => void>();
+  let stopping = false;
   const killHandle = input.run.cleanup.register('process', `rollout cell ${input.cellRun}`, async () => {
+    stopping = true;
     for (const kill of killers) kill();
   });
   const isVm = input.executor.traits.launch === 'vm';
@@ -241,45 +238,57 @@ export async function runCell(input: CellInput): Promise<CellResult> {
       const attempt = input.attempts[attemptIndex]!;
       const scratchDir = join(input.scratchDir, attempt.attemptId);
       const candidateDir = candidateRoot ? join(candidateRoot.dir, attempt.attemptId) : join(scratchDir, 'candidate');
-      const oomBefore = budget.oomKillCount();
-      const listeners: (() => void)[] = [];
-      const kill = () => listeners.forEach((listener) => listener());
-      killers.add(kill);
-      const cgroup = attemptCgroup(budget, attemptIndex);
-      const result = await runAttempt(
-        {
-          run: input.run,
-          bundleDir: input.bundleDir,
-          trialId: attempt.trialId,
-          attemptId: attempt.attemptId,
-          task: attempt.task,
-          path: attempt.path,
-          arm: input.arm,
-          backend: input.backend,
-          executor: input.executor,
-          scoringExecutor: input.scoringExecutor,
-          scratchDir,
-          candidateDir,
-          budget: cgroup.cgroup?.placement() ?? budget.placement(),
-          memoryCgroup: cgroup.cgroup,
-          ...(cgroup.error ? { memoryCgroupError: cgroup.error } : {}),
-          // A sandbox without a private /tmp (the host) gives the agent a scratch dir of its own instead.
-          command: commandFor(input, attempt, service, input.executor.traits.privateTmp ? '/tmp' : join(scratchDir, 'agent')),
-          timeoutMs: input.timeoutMs,
-          scoringTimeoutMs: input.options.scoring_timeout,
-          vmMemoryMiB: isVm ? input.options.vm_memory : null,
-          cpus: input.options.budget_cpus,
-          retain: input.options.retain,
-          pssIntervalMs: input.options.pss_interval ?? null,
+      // A sandbox without a private /tmp (the host) gives the agent a scratch dir of its own instead.
+      const command = commandFor(input, attempt, service, input.executor.traits.privateTmp ? '/tmp' : join(scratchDir, 'agent'));
+      // Retries (same task, path and seed) and injected faults per try, each try in its own cgroup (attempt-tries.ts).
+      const tries = await runAttemptTries({
+        policy: input.options.retries, faults: input.options.faults, seed: input.seed ?? 0, attemptIndex: attempt.index, attemptId: attempt.attemptId, budget,
+        cgroupName: (tryIndex) => (tryIndex === 0 ? `a${attemptIndex}` : `a${attemptIndex}r${tryIndex}`),
+        stopped: () => stopping,
+        runTry: async (t) => {
+          const listeners: (() => void)[] = [];
+          const kill = () => listeners.forEach((listener) => listener());
+          killers.add(kill);
+          const result = await runAttempt(
+            {
+              run: input.run,
+              bundleDir: input.bundleDir,
+              trialId: attempt.trialId,
+              attemptId: t.routeId,
+              task: attempt.task,
+              path: attempt.path,
+              arm: input.arm,
+              backend: input.backend,
+              executor: input.executor,
+              scoringExecutor: input.scoringExecutor,
+              scratchDir,
+              candidateDir,
+              budget: t.cgroup?.placement() ?? budget!.placement(),
+              memoryCgroup: t.cgroup,
+              ...(t.cgroupError ? { memoryCgroupError: t.cgroupError } : {}),
+              command: tryCommand(command, t.routeId, t.fault),
+              timeoutMs: input.timeoutMs,
+              scoringTimeoutMs: input.options.scoring_timeout,
+              vmMemoryMiB: isVm ? input.options.vm_memory : null,
+              cpus: input.options.budget_cpus,
+              retain: input.options.retain,
+              pssIntervalMs: input.options.pss_interval ?? null,
+              rewardCache: input.rewardCache ?? null,
+            },
+            {
+              onKill: (listener) => listeners.push(listener),
+              onLaunched: (running: RunningTrial) => {
+                t.onLaunched(running);
+                input.onLaunched?.(attempt, running);
+              },
+            },
+          );
+          killers.delete(kill);
+          return result;
         },
-        { onKill: (listener) => listeners.push(listener), ...(input.onLaunched ? { onLaunched: (running: RunningTrial) => input.onLaunched!(attempt, running) } : {}) },
-      );
-      killers.delete(kill);
-      // The attempt's own cgroup counts exactly its kills (v1 counts a kill only in the victim's cgroup); without one, the budget's count over the attempt.
-      const oomKillsDuring = cgroup.cgroup ? cgroup.cgroup.oomKillCount() : budget.oomKillCount() - oomBefore;
-      // A child left behind is still removed with the budget at the cell's end.
-      await cgroup.cgroup?.destroy().catch((error) => result.notes.push(`attempt cgroup: ${(error as Error).message}`));
-      outcomes.push({ attempt, result, oomKillsDuring, worker: index, notes: [...result.notes] });
+      });
+      const last = tries[tries.length - 1]!;
+      outcomes.push({ attempt, result: last.result, oomKillsDuring: last.oomKills, worker: index, notes: [...last.result.notes], tries });
     }
   };
   const scheduled = await runSchedule({
@@ -298,7 +307,8 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   await budget?.destroy();
   const baselineUnchanged = tasks.every((task, i) => treeDigest(task.repoDir) === digestsBefore[i]);
 
-  const ids = new Set(input.attempts.map((a) => a.attemptId));
+  // Every try's traffic (retries use the model's capacity too); an attempt's own is its last try's.
+  const ids = new Set([...input.attempts.map((a) => a.attemptId), ...outcomes.flatMap((o) => (o.tries ?? []).map((t) => t.routeId))]);
   let entries: ModelJournalEntry[] = [];
   let serviceError: string | null = null;
   try {
@@ -312,7 +322,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const busy = busySlotMs(entries);
   const span = modelSpanMs(entries);
   const final = outcomes.map((o) => {
-    const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
+    const traffic = attemptTraffic(byAttempt.get(o.tries?.[o.tries.length - 1]!.routeId ?? o.attempt.attemptId) ?? []);
     const schedule = attemptSchedule(timings.get(input.attempts.indexOf(o.attempt))!, tStart, o.result.outcome === 'ok');
     const cellCategory = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
     const { category, note } = cellCategory.note ? cellCategory : startFailureCategory(cellCategory.category, schedule.startFailed);

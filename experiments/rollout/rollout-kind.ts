@@ -31,6 +31,8 @@ import { arrivalOf } from '../../harness/schedule/index.ts';
 import { seedFromString } from '../../harness/plan/prng.ts';
 import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from './rollout-plan.ts';
 import { rolloutRecord, taskInvalidRecord } from './rollout-record.ts';
+import { withModelErrorTasks } from './fault-injection.ts';
+import { RewardCache, rewardCacheFor } from './reward-cache.ts';
 import { proveTasksSolvable } from './solvability-pass.ts';
 import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
 import type { TaskSet } from './task-contract.ts';
@@ -63,6 +65,8 @@ interface RunState {
   plan: Plan;
   done: Set<string>;
   cells: Map<string, Promise<Map<string, TrialRecord>>>;
+  /** The run's reward cache under `reward_dedup: run` (reward-cache.ts). */
+  rewardCache: RewardCache | null;
 }
 
 interface TaskLoadOptions {
@@ -156,13 +160,15 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
       if (taskSet.tasks.length === 0) throw new UserError(`rollout.tasks: task set ${options.tasks} has no task`);
       // Before any attempt scores: a broken task must not pass for a weak agent (issue 30, item 4).
       const invalidTasks = await proveTasksSolvable({ run: ctx.run, taskSet, options, scoringExecutor: ctx.executorFor(scoringArm(options)), cacheDir });
-      const { script, ids } = mergeScripts(taskSet);
+      const merged = mergeScripts(taskSet);
+      const { ids } = merged;
+      const script = withModelErrorTasks(merged.script, options.faults);
       const layers = new Map<string, AgentLayer>();
       for (const arm of arms) if (arm.cli && !layers.has(arm.cli.name)) layers.set(arm.cli.name, await ensureLayer(ctx.run.stateDir, arm.cli, ctx.run.log));
       const support = writeSupport(join(scratch, 'rollout-support'), agentScript);
       const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
       const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
-      state = { options, taskSet, invalidTasks, script, scriptIds: ids, support, layers, plan, done, cells: new Map() };
+      state = { options, taskSet, invalidTasks, script, scriptIds: ids, support, layers, plan, done, cells: new Map(), rewardCache: options.reward_dedup === 'run' ? new RewardCache('run') : null };
     },
     async runTrial(planned, ctx) {
       if (!state) throw new Error('rollout kind: runTrial before prepare');
@@ -230,6 +236,8 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
       options: state.options,
       timeoutMs: ctx.spec.timeout,
       ...(deps.onLaunched ? { onLaunched: deps.onLaunched } : {}),
+      seed: ctx.spec.seed,
+      rewardCache: rewardCacheFor(state.options.reward_dedup, state.rewardCache),
     });
   } catch (error) {
     for (const attempt of attempts) records.set(attempt.trialId, { ...baseRecord(ctx, planned.find((t) => t.trial_id === attempt.trialId)!), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });

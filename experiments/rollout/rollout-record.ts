@@ -10,6 +10,8 @@ import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { CellAttemptOutcome, CellResult } from './rollout-cell.ts';
 import type { RolloutArm } from './rollout-arms.ts';
 import type { ModelCapacity, RolloutSpec } from './rollout-spec.ts';
+import { triesFacts, triesMetrics } from './attempt-tries.ts';
+import type { RewardLookup } from './reward-cache.ts';
 import { scheduleRecordFields, type CellSchedule } from './attempt-start.ts';
 
 export interface RolloutRecordInput {
@@ -85,6 +87,10 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   if (cell.peak) metrics.cell_budget_peak_bytes = cell.peak.peakBytes;
   metrics.attempt_start_offset_ms = Number(result.stamps.start - cell.tStartNs) / 1e6;
   metrics.attempt_end_offset_ms = Number(result.stamps.end - cell.tStartNs) / 1e6;
+  // Retries, injected faults and every try's own cost (attempt-tries.ts); what reward dedup saved (reward-cache.ts).
+  if (outcome.tries) Object.assign(metrics, triesMetrics(outcome.tries));
+  const rewardLookup = result.facts.reward_cache as RewardLookup | undefined;
+  if (rewardLookup?.hit) metrics.scoring_saved_ms = rewardLookup.saved_ms;
   const schedule = scheduleRecordFields(outcome.schedule, cell.starts, input.schedule);
   Object.assign(metrics, schedule.metrics);
   return {
@@ -143,6 +149,9 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
       model_failures: outcome.traffic.failures,
       oom_kills_during: outcome.oomKillsDuring,
       load_average_1m: cell.loadAverage,
+      tries: outcome.tries ? triesFacts(outcome.tries) : null,
+      retry_policy: input.options.retries,
+      fault_plan: input.options.faults ?? null,
       memory_method: result.memory?.method ?? 'none',
       memory_covers: result.memory?.covers ?? 'the sandbox never launched',
       memory_cgroup_file: result.memory?.file ?? null,

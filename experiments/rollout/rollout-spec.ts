@@ -10,6 +10,10 @@ import { defineSection, readSection, type KindOverrides } from '../../harness/sp
 import { UserError } from '../../harness/errors.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import type { PlanExpansion } from '../../harness/plan/plan-bounds.ts';
+import { FaultsSchema } from './fault-injection.ts';
+import { RetriesSchema } from './retry-policy.ts';
+import { RewardDedupSchema } from './reward-cache.ts';
+import { RateCardSchema } from './sample-cost.ts';
 import { AdmissionCapSchema, ArrivalTextSchema } from '../../harness/schedule/index.ts';
 
 // At most 20,000 workers: bench/harness-scale.bench.ts runs the loop itself that far (issue 33). A real
@@ -81,6 +85,14 @@ export const RolloutSpecSchema = z
     wrong_fraction: z.number().min(0).max(1).default(0.25),
     /** Which candidates are kept in the bundle's content-addressed store after scoring. */
     retain: z.enum(RETAIN_POLICIES).default('all'),
+    /** Retries of infrastructure failures, same task and path (retry-policy.ts; issue 31). */
+    retries: RetriesSchema.default({ max: 0, backoff_ms: 0 }),
+    /** Faults injected at a set rate per try (fault-injection.ts); absent = none. */
+    faults: FaultsSchema.optional(),
+    /** Score identical candidates once: off, per cell run, or across the run (reward-cache.ts). */
+    reward_dedup: RewardDedupSchema.default('off'),
+    /** USD per CPU-hour, GiB-hour and worker-hour for rollout-cost.csv; the user's prices, none ship (sample-cost.ts). */
+    rate_card: RateCardSchema.optional(),
     /** The one backend every arm's candidates are scored on (a fresh sandbox per score). */
     scoring_backend: z.string().min(1).default('staged'),
     scoring_timeout: duration.default(60_000),
