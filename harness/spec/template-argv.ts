@@ -55,7 +55,8 @@ export function templateDeclarationProblems(name: string, declaration: TemplateB
   const scalar = ['rootfs', 'workspace', 'workdir', 'baseline', 'upper', 'work', 'cpus', 'memory_mib', 'name', 'short_name', 'run_id', 'trial_id', 'trial_dir'] as const;
   return [
     ...templateProblems(field('probe'), t.probe, []),
-    ...templateProblems(field('launch'), t.launch),
+    // {source}, {target} and {socket} exist only inside `mount` and `service`.
+    ...templateProblems(field('launch'), t.launch, [...scalar, 'argv', 'mounts', 'service']),
     ...(t.launch.includes('{argv}') ? [] : [`${field('launch')}: never runs {argv} (the task command): add it as a word of its own`]),
     ...(t.workdir === undefined ? [] : templateProblems(field('workdir'), [t.workdir], ['workspace'])),
     ...(t.mount ? templateProblems(field('mount'), t.mount, [...scalar, 'source', 'target']) : []),

@@ -19,6 +19,7 @@ import { tempDir } from '../support/temp-dirs.ts';
 import { makeTestRun, makeTrial, runOne, sh, type TestRun } from '../support/trial-fixture.ts';
 import { openConformanceRun } from '../../executors/conformance/conformance-run.ts';
 import { checkBackend, conforms } from '../../executors/conformance/check-backend.ts';
+import { listProcesses } from '../../harness/controls/proc-tree.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/backends');
 const NSPAWN_SPEC = resolve(import.meta.dirname, '../../experiments/specs/backends/nspawn-shell-ready.yaml');
@@ -35,6 +36,8 @@ async function executorFor(spec: ReturnType<typeof parseSpec>, backend: string):
 describe('declared backend errors name the spec field', () => {
   it('an unknown placeholder is refused at load, with the placeholders it could be', () => {
     expect(() => parseSpec(specWith({ box: template(['sh', '-c', 'exec "$@"', '{rootfz}', '{argv}']) }, 'box'))).toThrow(/backends\.box\.template\.launch\[3\]: unknown placeholder \{rootfz\}.*expected one of \{rootfs\}/);
+    // {socket} exists only inside `service`: in launch it is refused at load, not at the first trial.
+    expect(() => parseSpec(specWith({ box: template(['sh', '-c', 'exec "$@"', '{socket}', '{argv}']) }, 'box'))).toThrow(/backends\.box\.template\.launch\[3\]: unknown placeholder \{socket\}/);
   });
 
   it('a list placeholder inside a word, a launch without {argv}, and a built-in name are refused', () => {
@@ -69,14 +72,24 @@ describe('declared backends run real trials', () => {
   }, 300_000);
   afterAll(async () => test?.dispose(), 60_000);
 
-  it('a launch that never prints the task output is killed at ready_timeout, setup_failed naming template.launch', async () => {
-    const spec = parseSpec(specWith({ mute: { template: { probe: ['true'], launch: ['sh', '-c', 'sleep 30', '{argv}'], staging: 'copy', ready_timeout: '1s' }, traits: { network_isolated: false } } }, 'mute'));
+  it('a launch that never prints the task output is killed at ready_timeout, setup_failed naming template.launch, nothing left running', async () => {
+    // The silent child holds the trial's directory in its argv, so a survivor of the kill is findable.
+    const launch = ['sh', '-c', 'python3 -c "import time; time.sleep(30)" "$0"; :', '{trial_dir}', '{argv}'];
+    const spec = parseSpec(specWith({ mute: { template: { probe: ['true'], launch, staging: 'copy', ready_timeout: '1s' }, traits: { network_isolated: false } } }, 'mute'));
     const executor = await executorFor(spec, 'mute');
     await executor.prepare(test.run);
-    const out = await runOne(executor, makeTrial(test), sh('echo REFERENCE_READY'));
+    const trial = makeTrial(test);
+    const holding = () => listProcesses().filter((proc) => proc.cmdline.includes(trial.trialDir)).map((proc) => `${proc.comm}[${proc.pid}]`);
+    let whileSilent: string[] = [];
+    const out = await runOne(executor, trial, sh('echo REFERENCE_READY'), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      whileSilent = holding();
+    });
+    expect(whileSilent.length).toBeGreaterThan(0);
     expect(out.exit.infraFailure?.category).toBe('setup_failed');
     expect(out.exit.infraFailure?.reason).toMatch(/backends\.mute\.template\.launch printed nothing within ready_timeout/);
     expect(Number(out.exit.tExitNs - out.running.tSpawnNs) / 1e6).toBeLessThan(10_000);
+    expect(holding()).toEqual([]);
   }, 60_000);
 
   it('systemd-nspawn from the shipped spec alone: marker, exit code, staging and no network', async () => {
@@ -132,6 +145,24 @@ describe('declared backends run real trials', () => {
     const out = await runOne(executor, makeTrial(test), sh('echo REFERENCE_READY; cat a.txt; exit 4'));
     expect(out.stdout).toEqual(['REFERENCE_READY', 'hello']);
     expect(out.exit.exitCode).toBe(4);
+  }, 60_000);
+});
+
+describe('a declared template that writes into the baseline fails conformance, naming the property', () => {
+  it('staging fails with the baseline digest change, and the run leaves nothing behind', async () => {
+    // A typical slip: the sandbox binds {baseline} where it should bind {workspace} (here through a
+    // private mount namespace over the staged copy), so the task writes the baseline itself.
+    const launch = ['unshare', '-m', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" "$1" && shift && exec "$@"', '{baseline}', '{workspace}', '{argv}'];
+    const spec = parseSpec(specWith({ leaky: { template: { probe: ['true'], launch, staging: 'copy', paths: 'host' }, traits: { network_isolated: false, isolates_filesystem: false } } }, 'leaky'));
+    const run = await openConformanceRun({ scratchRoot: tempDir('sandbench-declared-baseline-') });
+    try {
+      const report = await checkBackend(await executorFor(spec, 'leaky'), run, { only: ['ready-and-exit', 'staging'] });
+      expect(report.results.find((p) => p.property === 'ready-and-exit')?.status).toBe('pass');
+      expect(report.results.find((p) => p.property === 'staging')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/the baseline workspace changed while the task ran/) });
+      expect(conforms(report)).toBe(false);
+    } finally {
+      expect(await run.dispose()).toEqual([]);
+    }
   }, 60_000);
 });
 
