@@ -64,7 +64,7 @@ export const NATIVE_TRAJECTORIES: Record<AgentName, NativeTrajectory> = {
   // ~/.pi/agent/sessions/*.jsonl (session format v3) is not the replay format; the json-mode event stream is
   pi: { format: 'pi-agent', file: 'pi-events.jsonl', source: '`pi --mode json` stdout' },
   'mini-swe-agent': { format: 'mini-swe-agent', file: 'mini-trajectory.json', source: 'the -o trajectory JSON' },
-  // SDK 1.34.0 (V1) event objects joined into one array by openhands_runner.py; the replay parser models the 0.53 (V0) export, so a rollout cannot parse it yet.
+  // SDK 1.34.0 (V1) event objects joined into one array by openhands_runner.py (parsed by experiments/replay/parse/openhands-sdk.ts).
   openhands: { format: 'openhands', file: 'openhands-events.json', source: 'persistence_dir/<conversation>/events/event-*.json, joined by openhands_runner.py' },
 };
 

@@ -2,13 +2,15 @@
  * OpenHands event array → canonical history. `message` actions are user or assistant text; a `run`
  * action is a shell call (id = its LLM tool_call_id when recorded, else `event-<id>`), answered by the
  * observation whose `cause` is the action's event id. Other tool actions become `other` calls. The
- * export records no version, so the modelled release is assumed.
+ * export records no version, so the modelled release is assumed. An array of SDK events (V1) goes
+ * to openhands-sdk.ts.
  */
 import { z } from 'zod';
 import type { CanonicalHistory } from '../canonical-history.ts';
 import { ReplayError } from '../replay-error.ts';
 import { expectShape, parseJsonDocument } from './edge.ts';
 import { HistoryBuilder, shellCall } from './history-builder.ts';
+import { isSdkEvents, parseOpenhandsSdk } from './openhands-sdk.ts';
 
 const Event = z.object({
   id: z.number().int(),
@@ -31,6 +33,8 @@ const Observation = z.object({
 export function parseOpenhands(text: string): CanonicalHistory {
   const value = parseJsonDocument(text, 'openhands events');
   const events = expectShape(z.array(z.unknown()), value, 'openhands events');
+  // The SDK's (V1) events name their kind; the agent kind's openhands variant records those.
+  if (isSdkEvents(events)) return parseOpenhandsSdk(events);
   const builder = new HistoryBuilder('openhands', null, null);
   // action event id -> canonical call id, for observations' `cause`
   const callByAction = new Map<number, string>();
