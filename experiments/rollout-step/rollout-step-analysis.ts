@@ -11,7 +11,7 @@ import type { MetricDesign } from '../../harness/analyze/metric-design.ts';
 import type { Table } from '../../harness/analyze/table.ts';
 import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
-import { median, medianOrderStatisticCi, P95_MIN_N, percentileInterval, quantile, seedFromString, unpairedReplicates, wilsonInterval } from '../../harness/stats/index.ts';
+import { median, medianOrderStatisticCi, MIN_PAIRS, P95_MIN_N, percentileInterval, quantile, seedFromString, unpairedReplicates, wilsonInterval } from '../../harness/stats/index.ts';
 import { quantileOrderStatisticCi } from '../../harness/stats/quantile-ci.ts';
 import type { PoolCounts } from './warm-pool.ts';
 
@@ -152,12 +152,14 @@ function summarizeCell(cell: string, all: readonly TrialRecord[]): StepCellSumma
 /**
  * start_ms saving of a prefix strategy against fresh on the same arm and K: median(fresh) −
  * median(this), with a percentile bootstrap of that difference (attempts resampled within each
- * side, independently: the two cells' attempts are not matched one to one).
+ * side, independently: the two cells' attempts are not matched one to one); no interval below
+ * MIN_PAIRS (6) attempts a side.
  */
 export function savingVsFresh(fresh: readonly number[], other: readonly number[], resamples: number, seedId: string): { ms: number; ci: Interval | null } | null {
   if (fresh.length === 0 || other.length === 0) return null;
   const ms = median(fresh) - median(other);
-  if (fresh.length < 2 || other.length < 2) return { ms, ci: null };
+  // as the comparisons: no interval below MIN_PAIRS values a side (a bootstrap of 2 values is its own range)
+  if (fresh.length < MIN_PAIRS || other.length < MIN_PAIRS) return { ms, ci: null };
   const replicates = unpairedReplicates(fresh, other, resamples, seedFromString(seedId)).difference.sort();
   const ci = percentileInterval(replicates);
   return { ms, ci: { low: ci.low, high: ci.high } };

@@ -105,13 +105,13 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   const trainer = new StepTrainer(input.steps, input.trainer.train_ms, input.trainer.staleness);
   // a resumed cell run has steps whose attempts are all journaled already: their batches count as delivered
   for (let step = 0; step < input.steps; step++) if (!remainingPerStep.has(step)) trainer.completeStep(step);
+  const pool = input.prefix === 'warm-pool' ? new WarmPool(input.poolSize, startPooled, () => queue.map((a) => a.task), releasePooled) : null;
   const killers = new Set<() => void>();
   const killHandle = input.run.cleanup.register('process', `rollout-step cell ${input.cellRun}`, async () => {
     trainer.abort();
     for (const kill of killers) kill();
+    await pool?.close();
   });
-
-  const pool = input.prefix === 'warm-pool' ? new WarmPool(input.poolSize, startPooled, () => queue.map((a) => a.task), releasePooled) : null;
   async function startPooled(task: StepAttempt['task'], id: string): Promise<PoolEntry> {
     const dir = poolTrialDir(input.scratchDir, id);
     const cgroup = childCgroup(budget, id);
