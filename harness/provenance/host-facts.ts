@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, totalmem, hostname } from 'node:os';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../state-dir.ts';
+import { readVersionInfo } from './version-info.ts';
 
 export interface HostFacts {
   hostname: string;
@@ -74,10 +75,12 @@ export interface HarnessRevision {
   dirty: boolean | null;
 }
 
-/** The harness's own git commit and whether the checkout had uncommitted changes (null outside git). */
+/**
+ * The harness's own commit and whether its checkout had uncommitted changes: from git in a checkout,
+ * from the build stamp in an installed package (never the commit of a repository it is installed
+ * into), null when neither knows.
+ */
 export async function harnessRevision(): Promise<HarnessRevision> {
-  const head = await execa('git', ['rev-parse', 'HEAD'], { cwd: PROJECT_ROOT, reject: false });
-  if (head.exitCode !== 0) return { commit: null, dirty: null };
-  const status = await execa('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PROJECT_ROOT, reject: false });
-  return { commit: head.stdout.trim(), dirty: status.stdout.trim().length > 0 };
+  const { commit, dirty } = readVersionInfo(PROJECT_ROOT);
+  return { commit, dirty };
 }

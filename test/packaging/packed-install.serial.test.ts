@@ -41,7 +41,10 @@ describe('the packed package', () => {
     expect(listing).toContain('package/launcher/sandbench-launch.c');
     expect(listing.filter((path) => path.startsWith('package/test/') || path.endsWith('.test.ts'))).toEqual([]);
 
+    // The prefix is someone else's git repository (a project that installs sandbench): its commit must never pass for sandbench's.
     const prefix = tempDir('sandbench-prefix-');
+    await execa('git', ['init', '-q', prefix]);
+    await execa('git', ['-C', prefix, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'host project']);
     const installed = await execa('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: prefix, reject: false });
     expect(installed.exitCode, installed.stderr).toBe(0);
     const bin = join(prefix, 'bin', 'sandbench');
@@ -72,5 +75,8 @@ describe('the packed package', () => {
     expect(records.map((record) => record.outcome)).toEqual(['ok', 'ok']);
     const resolved = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')) as { spec: { rollout: { tasks: string } } };
     expect(resolved.spec.rollout.tasks).toBe(join(project, 'instances.jsonl'));
+    const stamp = JSON.parse(readFileSync(join(prefix, 'lib', 'node_modules', 'sandbench', 'dist', 'build-stamp.json'), 'utf8')) as { commit: string | null };
+    const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8')) as { harness_commit: string | null };
+    expect(manifest.harness_commit).toBe(stamp.commit);
   }, 240_000);
 });
