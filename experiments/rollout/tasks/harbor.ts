@@ -61,8 +61,13 @@ function taskId(task: HarborTaskDir): string {
   return basename(task.dir).replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
-/** Lays the Dockerfile's COPY lines into `out` (the workspace = WORKDIR); refuses sources outside environment/ and destinations outside WORKDIR. */
-function copyIntoBaseline(task: HarborTaskDir, out: string): void {
+/**
+ * Lays the Dockerfile's COPY lines into `out` (the workspace = WORKDIR); refuses sources outside
+ * environment/ and destinations outside WORKDIR. The Harbor provider's bridge builds its sandbox's
+ * workspace with it too (integrations/harbor/bridge.ts).
+ */
+export function harborBaseline(task: HarborTaskDir, out: string): void {
+  mkdirSync(out, { recursive: true });
   const context = join(task.dir, 'environment');
   const at = (line: number) => `${join(context, 'Dockerfile')}:${line}`;
   for (const copy of task.dockerfile.copies) {
@@ -160,7 +165,7 @@ export async function loadHarborTaskSet(path: string, opts: HarborLoadOptions): 
     for (const task of tasks) {
       const repo = join(dir, 'baselines', taskId(task));
       mkdirSync(repo, { recursive: true });
-      copyIntoBaseline(task, repo);
+      harborBaseline(task, repo);
       if (readdirSync(repo).length === 0) writeFileSync(join(repo, '.gitkeep'), ''); // git commits no empty tree
       commits[taskId(task)] = await commitDeterministicRepo(repo, `${taskId(task)}: baseline`, HARBOR_EPOCH);
     }
