@@ -2,9 +2,16 @@
  * Arrival and admission in the rollout kind (issue 31, item 2): arrival modes and caps as cell
  * coordinates (default cells unchanged), the spec's errors, start failures kept apart from task
  * failures, and the arrival figures from records — valid samples/s over cell runs, the start-failure
- * rate with Wilson's interval, P99 only from 100 starts, the best cap with its paired ratio interval.
+ * rate with Wilson's interval, P99 only from 100 starts, the best cap with its paired ratio interval;
+ * and one real burst on the host under a cap of 1.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runWiring } from '../../cli/wiring.ts';
+import { runSpec } from '../../harness/run/run-spec.ts';
+import { parseCsv } from '../../harness/bundle/csv.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 import { parseSpec } from '../../experiments/registry.ts';
 import { buildRolloutPlan } from '../../experiments/rollout/rollout-plan.ts';
 import { attemptSchedule, startFailureCategory } from '../../experiments/rollout/attempt-start.ts';
@@ -143,4 +150,27 @@ describe('arrival figures', () => {
     expect(labels.size).toBe(2);
     expect([...labels][0]).toMatch(/burst\(64\) cap 8$/);
   });
+});
+
+describe('a real burst under a cap', () => {
+  it('host, burst(4), cap 1: one start at a time, each later attempt waits for the previous start, every start stamped', async () => {
+    const dir = tempDir('sandbench-rollout-arrival-');
+    const specPath = join(dir, 'burst.yaml');
+    writeFileSync(specPath, "name: burst-cap\nexperiment: rollout\narms: [{ backend: host }]\nwarmups: 0\ntrials: 1\nseed: 3\ntimeout: 120s\nrollout:\n  attempts: 4\n  concurrency: [4]\n  arrival: ['burst(4)']\n  admission_cap: [1]\n  model: [{ slots: 4, base_ms: 5 }]\n  scoring_backend: host\n");
+    const out = join(dir, 'bundle');
+    const result = await runSpec({ specPath, overrides: {}, out, requireAll: true, log: () => undefined, wiring: await runWiring() });
+    expect(result.records).toHaveLength(4);
+    for (const r of result.records) {
+      expect(r.outcome, r.notes.join('; ')).toBe('ok');
+      expect(r.facts).toMatchObject({ arrival: 'burst(4)', admission_cap: 1, start_failed: false });
+      expect(r.metrics.start_latency_ms).toBeGreaterThan(0);
+      expect(r.metrics.cell_starts_in_flight_peak).toBe(1);
+    }
+    // the k-th admitted waited for k earlier starts: waits strictly increase, each by at least a start
+    const byWait = [...result.records].sort((a, b) => a.metrics.admission_wait_ms! - b.metrics.admission_wait_ms!);
+    expect(byWait[0]!.metrics.admission_wait_ms).toBeLessThan(50);
+    for (let k = 1; k < 4; k++) expect(byWait[k]!.metrics.admission_wait_ms! - byWait[k - 1]!.metrics.admission_wait_ms!).toBeGreaterThanOrEqual(byWait[k - 1]!.metrics.start_latency_ms! * 0.9);
+    const row = parseCsv('rollout-arrival.csv', readFileSync(join(out, 'rollout-arrival.csv'), 'utf8')).rows[0]!;
+    expect(row).toMatchObject({ arrival: 'burst(4)', admission_cap: '1', attempts: '4', valid: '4', start_failures: '0', starts_in_flight_peak: '1', start_n: '4' });
+  }, 120_000);
 });
