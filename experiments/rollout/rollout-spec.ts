@@ -4,7 +4,7 @@
  * every cell runs inside, the scoring backend and the retain policy.
  */
 import { z } from 'zod';
-import { HARBOR_TASKS_PREFIX } from './tasks/harbor-ref.ts';
+import { HARBOR_TASKS_PREFIX, harborTasksPath } from './tasks/harbor-ref.ts';
 import { cpuList, duration, size } from '../../harness/spec/fields.ts';
 import { defineSection, readSection, type KindOverrides } from '../../harness/spec/kind-spec.ts';
 import { UserError } from '../../harness/errors.ts';
@@ -119,8 +119,12 @@ export type RolloutSpec = z.output<typeof RolloutSpecSchema>;
 export const rolloutSection = defineSection({
   key: 'rollout',
   schema: RolloutSpecSchema,
-  // A JSONL task file is a path (against the spec file); any other value names a task set.
-  paths: (section, resolvePath) => (section.tasks.endsWith('.jsonl') ? { ...section, tasks: resolvePath(section.tasks) } : section),
+  // A JSONL task file and a Harbor task directory are paths (against the spec file); any other value names a task set.
+  paths: (section, resolvePath) => {
+    const harbor = harborTasksPath(section.tasks);
+    if (harbor !== null) return { ...section, tasks: `${HARBOR_TASKS_PREFIX}${resolvePath(harbor)}` };
+    return section.tasks.endsWith('.jsonl') ? { ...section, tasks: resolvePath(section.tasks) } : section;
+  },
   // Parsed durations are ms and sizes MiB; re-validation (every run applies overrides) reads a bare number as seconds.
   encode: (parsed) => ({
     ...parsed,

@@ -34,6 +34,12 @@ describe('spec paths', () => {
     expect(spec.task.workspace).toBe(join(dir, 'ws'));
   });
 
+  it('a Harbor task directory resolves against the spec file', () => {
+    mkdirSync(join(dir, 'harbor'));
+    const file = specIn(dir, 'harbor.yaml', 'name: h\nexperiment: rollout\narms: [host]\nrollout: { tasks: { source: harbor, path: ./harbor } }\n');
+    expect(readSection(resolveGivenSpec(file, {}, SPEC_KINDS).spec, rolloutSection).tasks).toBe(`harbor:${join(dir, 'harbor')}`);
+  });
+
   it('a task set name is not a path', () => {
     const file = specIn(dir, 'builtin.yaml', 'name: b\nexperiment: rollout\narms: [host]\nrollout: { tasks: builtin }\n');
     expect(readSection(resolveGivenSpec(file, {}, SPEC_KINDS).spec, rolloutSection).tasks).toBe('builtin');
