@@ -322,7 +322,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const busy = busySlotMs(entries);
   const span = modelSpanMs(entries);
   const final = outcomes.map((o) => {
-    const traffic = attemptTraffic(byAttempt.get(o.tries?.[o.tries.length - 1]!.routeId ?? o.attempt.attemptId) ?? []);
+    const traffic = attemptTraffic(byAttempt.get(o.tries?.[o.tries.length - 1]?.routeId ?? o.attempt.attemptId) ?? []);
     const schedule = attemptSchedule(timings.get(input.attempts.indexOf(o.attempt))!, tStart, o.result.outcome === 'ok');
     const cellCategory = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
     const { category, note } = cellCategory.note ? cellCategory : startFailureCategory(cellCategory.category, schedule.startFailed);
