@@ -1,7 +1,7 @@
 /** Experiment kind → implementation. One line per kind. */
 import type { Experiment } from '../harness/contracts/experiment-kind.ts';
 import type { SpecKinds } from '../harness/spec/kind-spec.ts';
-import { parseSpecDocument, loadSpec, type LoadedSpec } from '../harness/spec/load-spec.ts';
+import { parseGivenSpec, loadSpec, type LoadedSpec } from '../harness/spec/load-spec.ts';
 import type { Spec } from '../harness/spec/schema.ts';
 import { BUILTIN_CATALOG } from '../executors/registry.ts';
 import { commandExperiment } from './command/command-kind.ts';
@@ -41,7 +41,7 @@ export const SPEC_KINDS: SpecKinds = {
 
 /** A spec document (e.g. an object literal in a test or bench) validated exactly as a YAML file would be. */
 export function parseSpec(document: unknown, file = '(inline spec)'): Spec {
-  return parseSpecDocument(file, document, SPEC_KINDS);
+  return parseGivenSpec(file, document, SPEC_KINDS);
 }
 
 /** A spec file loaded with every kind of this build. */

@@ -71,7 +71,7 @@ export async function runPlannedBatch(planned: PlannedTrial, ctx: ExperimentCont
 
 export const densityExperiment: Experiment = {
   kind: 'density',
-  spec: { section: densitySpecSection, starter: 'experiments/density/starter.yaml' },
+  spec: { section: densitySpecSection, starter: 'experiments/density/starter.yaml', repeatsWith: 'density.batches' },
   analysis: densityKindAnalysis,
   plan: buildDensityPlan,
   executorArms: (spec) => specArms(spec),

@@ -56,6 +56,7 @@ export function createRolloutStepExperiment(): Experiment {
     kind: 'rollout-step',
     spec: {
       section: rolloutStepSection,
+      repeatsWith: 'rollout_step.blocks',
       refine: (spec, backends) => namedBackendIssues(['rollout_step', 'scoring_backend'], [rolloutStepOptions(spec).scoring_backend], backends),
     },
     analysis: rolloutStepKindAnalysis,
@@ -125,7 +126,8 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
     for (const attempt of attempts) records.set(attempt.trialId, unavailableRecord(baseRecord(ctx, byId.get(attempt.trialId)!), at, attempt, label, reason));
     return records;
   };
-  if (params.prefix === 'fork') return notRun(forkUnavailableReason(first.arm.backend, first.arm.variant));
+  const forkReason = params.prefix === 'fork' ? forkUnavailableReason(first.arm.backend, first.arm.variant) : null;
+  if (forkReason) return notRun(forkReason);
   if (attempts.some((attempt) => state.invalidTasks.has(attempt.task.id))) return notRun('a task of this cell run failed the solvability pre-pass (rollout_step.invalid_tasks: record): a step with a broken group measures nothing');
   try {
     const result = await runSteps({

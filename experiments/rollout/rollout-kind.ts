@@ -133,6 +133,7 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
     kind: 'rollout',
     spec: {
       section: rolloutSection,
+      repeatsWith: 'rollout.blocks',
       refine: (spec, backends) => {
         const options = rolloutOptions(spec);
         return [

@@ -49,6 +49,13 @@ export interface KindSpec<T = unknown> {
   readonly section?: KindSpecSection<T>;
   /** `sandbench init <kind>`: a commented starter spec in the kind's folder, as a path from the project root. */
   readonly starter?: string;
+  /**
+   * The field that repeats this kind's cells when the generic `trials`/`warmups` do not (a rollout
+   * cell repeats with rollout.blocks, a density cell with density.batches). A spec or a command line
+   * that gives either generic field a value other than the neutral one (trials 1, warmups 0) is
+   * refused naming this field: an ignored repetition count would read as n it never had.
+   */
+  readonly repeatsWith?: string;
   /** Cross-field rules against the whole parsed spec (e.g. the command kind needs task.argv). */
   refine?(spec: Spec, backends: BackendTraitCatalog): SpecIssue[];
 }

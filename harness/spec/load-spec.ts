@@ -7,6 +7,7 @@ import type { SpecIssue, SpecKinds } from './kind-spec.ts';
 import { BaseSpecSchema, type Spec } from './schema.ts';
 import { armBackendIssues, specBackendCatalog } from './spec-backends.ts';
 import { defaultedFields } from './spec-defaults.ts';
+import { genericRepetitionIssues } from './generic-repetitions.ts';
 
 export interface LoadedSpec {
   path: string;
@@ -61,7 +62,16 @@ function parseYamlDocument(file: string, source: string): unknown {
 }
 
 export function parseSpecText(file: string, source: string, kinds: SpecKinds): Spec {
-  return parseSpecDocument(file, parseYamlDocument(file, source), kinds);
+  return parseGivenSpec(file, parseYamlDocument(file, source), kinds);
+}
+
+/** A spec as its author wrote it: parsed, then checked for fields the author gave that its kind would ignore. */
+export function parseGivenSpec(file: string, document: unknown, kinds: SpecKinds): Spec {
+  const spec = parseSpecDocument(file, document, kinds);
+  const given = document as Record<string, unknown>;
+  const ignored = genericRepetitionIssues(kinds.spec(spec.experiment), spec.experiment, { trials: given.trials, warmups: given.warmups });
+  if (ignored.length > 0) throw new UserError(formatIssues(file, ignored));
+  return spec;
 }
 
 function formatIssues(file: string, issues: readonly SpecIssue[]): string {
@@ -121,5 +131,5 @@ export function loadSpec(file: string, kinds: SpecKinds): LoadedSpec {
     throw new UserError(`${file}: cannot read spec (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path`);
   }
   const document = parseYamlDocument(file, source);
-  return { path: file, source, spec: parseSpecDocument(file, document, kinds), defaulted: defaultedFields(document) };
+  return { path: file, source, spec: parseGivenSpec(file, document, kinds), defaulted: defaultedFields(document) };
 }

@@ -7,6 +7,7 @@ import { UserError } from '../errors.ts';
 import { armLabel } from './arm-label.ts';
 import type { KindOverrides, SpecKinds } from './kind-spec.ts';
 import type { Spec } from './schema.ts';
+import { genericRepetitionIssues } from './generic-repetitions.ts';
 import { parseSpecDocument } from './load-spec.ts';
 
 /** Generic overrides, plus the knobs a kind may honour (KindOverrides: --concurrency, --batches). */
@@ -43,6 +44,8 @@ function selectArms(spec: Spec, labels: string[]): Spec['arms'] {
 
 export function applyOverrides(file: string, spec: Spec, overrides: SpecOverrides, kinds: SpecKinds): Spec {
   const where = `${file} (with command-line overrides)`;
+  const ignored = genericRepetitionIssues(kinds.spec(spec.experiment), spec.experiment, { trials: overrides.trials, warmups: overrides.warmups });
+  if (ignored.length > 0) throw new UserError(`${where}: --${ignored[0]!.path[0]}: ${ignored[0]!.message}`);
   const candidate: Record<string, unknown> = { ...structuredClone(spec), timeout: `${spec.timeout}ms` };
   if (overrides.arms) candidate.arms = selectArms(spec, overrides.arms);
   if (overrides.trials !== undefined) candidate.trials = overrides.trials;

@@ -14,7 +14,7 @@ import { applyOverrides } from '../../../harness/spec/resolve-spec.ts';
 import { sandbench } from '../../support/cli.ts';
 import { tempDir } from '../../support/temp-dirs.ts';
 
-const base = { name: 'bounds', warmups: 0, trials: 2, seed: 1, timeout: '10s' };
+const base = { name: 'bounds', warmups: 0, trials: 1, seed: 1, timeout: '10s' };
 const host = [{ backend: 'host' }];
 const hostStaged = [{ backend: 'host' }, { backend: 'staged' }];
 
@@ -74,8 +74,9 @@ describe('plan bounds: absurd sizes are refused before any plan exists', () => {
   });
 
   it('a command-line override is bounded too (--trials, --batches)', () => {
+    const shellReady = parseSpec({ ...base, experiment: 'shell-ready', arms: host });
+    expect(() => applyOverrides('s.yaml', shellReady, { trials: 1e12 }, SPEC_KINDS)).toThrow(/s\.yaml \(with command-line overrides\): trials: expands to 1\.0e\+12 planned trials/);
     const spec = parseSpec({ ...base, experiment: 'density', arms: host, density: { batches: 1 } });
-    expect(() => applyOverrides('d.yaml', spec, { trials: 1e12 }, SPEC_KINDS)).toThrow(/d\.yaml \(with command-line overrides\): trials: expands to 1\.0e\+12 planned trials/);
     expect(() => applyOverrides('d.yaml', spec, { batches: 1e9 }, SPEC_KINDS)).toThrow(/density\.batches: expands to/);
   });
 });

@@ -3,7 +3,7 @@ import { parseSpec, SPEC_KINDS } from '../../../experiments/registry.ts';
 import { densitySection } from '../../../experiments/density/density-plan.ts';
 import { applyOverrides } from '../../../harness/spec/resolve-spec.ts';
 
-const base = { name: 'k', arms: [{ backend: 'host' }], warmups: 0, trials: 2, seed: 1, timeout: '30s' };
+const base = { name: 'k', arms: [{ backend: 'host' }], warmups: 0, trials: 1, seed: 1, timeout: '30s' };
 
 describe('kinds own their spec section', () => {
   it('stores the kind section parsed with defaults, so resolved-spec.json says what ran', () => {
@@ -15,10 +15,10 @@ describe('kinds own their spec section', () => {
 
   it('applies a kind override through the kind and keeps parsed units (no ms read as seconds)', () => {
     const spec = parseSpec({ ...base, experiment: 'density', density: { ready_timeout: '90s' } });
-    const overridden = applyOverrides('d.yaml', spec, { concurrency: [3], batches: 2, trials: 4 }, SPEC_KINDS);
+    const overridden = applyOverrides('d.yaml', spec, { concurrency: [3], batches: 2, seed: 4 }, SPEC_KINDS);
     expect(densitySection(overridden)).toMatchObject({ concurrency: [3], batches: 2, ready_timeout: 90_000 });
     expect(overridden.timeout).toBe(30_000);
-    expect(overridden.trials).toBe(4);
+    expect(overridden.seed).toBe(4);
   });
 
   it('refuses a kind override the kind does not have, naming the option', () => {

@@ -1,0 +1,26 @@
+/**
+ * Kinds that repeat their cells with a field of their own (`KindSpec.repeatsWith`) take no generic
+ * `trials` or `warmups`. Giving one anyway used to be silently ignored, so `trials: 30` on a rollout
+ * spec ran one block and reported it as if it were thirty; now it is refused, naming the field that
+ * does repeat the kind. The neutral values (trials 1, warmups 0) stay accepted, as shipped specs
+ * written before the generic fields had defaults spell them.
+ */
+import type { KindSpec, SpecIssue } from './kind-spec.ts';
+
+const NEUTRAL = { trials: 1, warmups: 0 } as const;
+
+/** The generic repetition fields as given (in the YAML, or on the command line); undefined = not given. */
+export interface GivenRepetitions {
+  trials?: unknown;
+  warmups?: unknown;
+}
+
+export function genericRepetitionIssues(kind: KindSpec | undefined, experiment: string, given: GivenRepetitions): SpecIssue[] {
+  if (!kind?.repeatsWith) return [];
+  return (Object.keys(NEUTRAL) as (keyof typeof NEUTRAL)[])
+    .filter((field) => given[field] !== undefined && given[field] !== NEUTRAL[field])
+    .map((field) => ({
+      path: [field],
+      message: `the ${experiment} kind does not repeat with ${field} (it would be ignored); set ${kind.repeatsWith} instead and remove ${field}`,
+    }));
+}
