@@ -189,11 +189,26 @@ const REMOVE_TIMEOUT_MS = 60_000;
 /** Force-remove a container by name; absent is fine (idempotent). */
 export async function removeContainer(engine: ContainerEngine, name: string, timeoutMs = REMOVE_TIMEOUT_MS): Promise<void> {
   const args = engine.kind === 'podman' ? ['rm', '--force', '--ignore', '--time', REMOVE_STOP_SECONDS, name] : ['rm', '--force', name];
+  const deadline = Date.now() + timeoutMs;
   const result = await engineExec(engine, args, timeoutMs);
-  if (result.exitCode !== 0 && !/no such container/i.test(result.stderr)) {
+  // Two removers can race (a trial's own kill and a signal's release of every resource): docker
+  // refuses the second with "already in progress". That removal is ours too, so wait for it.
+  if (result.exitCode !== 0 && /removal of container .* is already in progress/i.test(result.stderr)) {
+    await containerGone(engine, name, deadline);
+  } else if (result.exitCode !== 0 && !/no such container/i.test(result.stderr)) {
     throw new Error(`${engine.kind} rm -f ${name} failed: ${result.stderr.trim()}`);
   }
   if (engine.kind === 'podman') await conmonGone(name);
+}
+
+/** Poll until the engine no longer knows the container; past the deadline, removal has failed. */
+async function containerGone(engine: ContainerEngine, name: string, deadline: number): Promise<void> {
+  for (;;) {
+    const inspected = await engineExec(engine, ['container', 'inspect', '--format', '{{.Id}}', name], Math.max(1_000, deadline - Date.now()));
+    if (inspected.exitCode !== 0 && /no such (container|object)/i.test(inspected.stderr)) return;
+    if (Date.now() >= deadline) throw new Error(`${engine.kind} rm -f ${name}: another removal of it was in progress and it still exists`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const CONMON_EXIT_WAIT_MS = 15_000;

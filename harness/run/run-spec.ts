@@ -203,11 +203,14 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
 
   let interruptedBy: NodeJS.Signals | null = null;
   let inFlight = false;
+  // The release a signal starts mid-trial; the run's own teardown waits for it, so an exit can never
+  // cut it short and leave the lock, the scratch or a sandbox behind.
+  let signalRelease: Promise<unknown> = Promise.resolve();
   const removeHandlers = installSignalHandlers((signal) => {
     if (interruptedBy) return;
     interruptedBy = signal;
     request.log(`${signal}: stopping — killing the trial in flight and releasing resources`);
-    if (inFlight) void cleanup.releaseAll();
+    if (inFlight) signalRelease = cleanup.releaseAll();
   });
 
   const armImages = await ensureArmImages(stateDir(), resolved.spec.arms, resolved.spec.image, request.log);
@@ -237,6 +240,13 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
       try {
         record = await experiment.runTrial(planned, ctx);
       } catch (error) {
+        if (interruptedBy && !isDiskFull(error)) {
+          // Released out from under it by the signal: the trial's failure is the interruption's.
+          request.log(`trial ${planned.trial_id} ended by the interruption: ${error instanceof Error ? error.message : String(error)}`);
+          recordInterruption(bundleDir, { trial_id: planned.trial_id, reason: `interrupted by ${interruptedBy}`, detected: 'signal' });
+          clearInflight(bundleDir);
+          break;
+        }
         if (!isDiskFull(error)) throw error;
         diskFull = { path: diskFullPath(error, runScratch), writing: `trial ${planned.trial_id}`, trialId: planned.trial_id };
         break;
@@ -270,8 +280,10 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
   } finally {
     progress.stop();
     journal.close();
+    await signalRelease.catch((error: unknown) => request.log(`release on signal failed: ${error}`));
     await experiment.teardown(ctx).catch((error: unknown) => request.log(`experiment teardown failed: ${error}`));
-    await executors.teardownAll();
+    // A backend whose teardown fails must not keep the registry from releasing everything else.
+    await executors.teardownAll().catch((error: unknown) => request.log(`backend teardown failed: ${error}`));
     const leftovers = await cleanup.releaseAll();
     for (const failure of leftovers) request.log(`cleanup of ${failure.handle.kind} ${failure.handle.name} failed: ${failure.error}`);
     removeHandlers();

@@ -35,14 +35,14 @@ async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<voi
 }
 
 describe('interrupts', () => {
-  for (const backend of ['host', 'staged', 'podman']) {
+  for (const backend of ['host', 'staged', 'podman', 'docker']) {
     it(`SIGINT mid-trial on ${backend}: exit 130, nothing left behind, partial bundle verifies`, async () => {
       const dir = tempDir('sandbench-int-');
       const marker = `sandbench-int-marker-${Date.now()}`;
       const bundle = join(dir, 'bundle');
       const child = execa('node', [SANDBENCH_BIN, 'run', specWithSleep(dir, backend, marker), '--out', bundle], { reject: false });
       await waitFor(() => existsSync(join(bundle, 'inflight.json')), 120_000);
-      await sleep(backend === 'podman' ? 3000 : 1000);
+      await sleep(backend === 'podman' || backend === 'docker' ? 3000 : 1000);
       child.kill('SIGINT');
       const result = await child;
       expect(result.exitCode, result.stderr).toBe(130);
