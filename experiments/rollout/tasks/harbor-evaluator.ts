@@ -7,9 +7,11 @@
  * reads it: harbor/verifier/verifier.py:299).
  *
  * Reward 1 iff Harbor's reward is ≥ 1 (the task fully solved; a partial reward is recorded in
- * `grade.harbor_rewards` and as resolution PARTIAL). A test.sh that writes no reward, or one that
- * cannot be read, is the task's failure (reward 0, `grade.note` names the file and the fix), as a
- * hanging test.sh is; only a runner that never reported is an evaluator error (infrastructure).
+ * `grade.harbor_rewards` and as resolution PARTIAL). A test.sh that ran past its timeout is the
+ * candidate's failure (reward 0). A test.sh that writes no reward, or one that cannot be read, is an
+ * evaluator error, as Harbor raises one (RewardFileNotFoundError): the verifier could not judge, so
+ * the attempt is an infrastructure failure, never reward 0, and the solvability pre-pass refuses the
+ * task naming test.sh and the fix. A runner that never reported is an evaluator error too.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,8 +133,10 @@ export class HarborEvaluator implements TaskEvaluator {
     else if (kind === null) note = `${test} wrote neither /logs/verifier/reward.txt nor reward.json (exit ${verifierExit}); make it write a reward on every path, 0 on failure`;
     else if (typeof read === 'string') note = `${test}: ${read}; write a number to reward.txt or {"reward": <number>} to reward.json`;
     else if (value === null) note = `${test}: reward.json has no "reward" key and more than one value; name the main one "reward"`;
+    const timedOut = verifierExit === 124 || verifierExit === 137;
+    if (value === null && !timedOut) return { reward: 0, passed: [], failed: [], evaluatorError: note && output ? `${note}; its output ended: ${output.trim().slice(-300)}` : note! };
     const reward = value !== null && value >= 1 ? 1 : 0;
-    const status = value === null ? (verifierExit === 124 || verifierExit === 137 ? 'timeout' : 'no-reward') : reward === 1 ? 'pass' : 'fail';
+    const status = value === null ? 'timeout' : reward === 1 ? 'pass' : 'fail';
     const grade: TaskGrade = {
       grader: 'harbor-verifier',
       parser: kind ?? 'none',

@@ -69,22 +69,20 @@ describe('Harbor task directories as a rollout task set', () => {
     expect((await applyAndScore(broken, shellTurns(script, 'broken-solution'), root)).score).toMatchObject({ reward: 0, grade: { parser: 'reward.txt', harbor_rewards: { reward: 0 } } });
   });
 
-  it('records a test.sh that writes no reward, or an unreadable one, as the task failing with the file and fix named', async () => {
+  it('a test.sh that writes no reward, or an unreadable one, is an evaluator error naming the file and fix, never reward 0', async () => {
     const dir = copyOf('write-greeting');
     writeFileSync(join(dir, 'tests', 'test.sh'), '#!/bin/bash\necho checked\n');
     let set = await loadHarborTaskSet(dir, { cacheDir: join(root, 'cache-noreward') });
     let task = set.tasks[0]!;
     let run = await applyAndScore(task, shellTurns(scriptOf(set), task.id), root);
-    expect(run.score.evaluatorError).toBeUndefined();
-    expect(run.score).toMatchObject({ reward: 0, statuses: { 'tests/test.sh': 'no-reward' } });
-    expect(run.score.grade?.note).toContain(`${dir}/tests/test.sh wrote neither /logs/verifier/reward.txt nor reward.json (exit 0); make it write a reward on every path`);
-    expect(run.score.grade?.note).toContain('checked');
+    expect(run.score.grade).toBeUndefined();
+    expect(run.score.evaluatorError).toContain(`${dir}/tests/test.sh wrote neither /logs/verifier/reward.txt nor reward.json (exit 0); make it write a reward on every path`);
+    expect(run.score.evaluatorError).toContain('checked');
     writeFileSync(join(dir, 'tests', 'test.sh'), '#!/bin/bash\necho "all good" > /logs/verifier/reward.txt\n');
     set = await loadHarborTaskSet(dir, { cacheDir: join(root, 'cache-badreward') });
     task = set.tasks[0]!;
     run = await applyAndScore(task, shellTurns(scriptOf(set), task.id), root);
-    expect(run.score).toMatchObject({ reward: 0, statuses: { 'tests/test.sh': 'no-reward' } });
-    expect(run.score.grade?.note).toMatch(/reward\.txt holds "all good", not a finite number; write a number to reward\.txt/);
+    expect(run.score.evaluatorError).toMatch(/reward\.txt holds "all good", not a finite number; write a number to reward\.txt/);
   });
 
   it('refuses a bad task naming the task directory, the file, the field and the fix', async () => {
