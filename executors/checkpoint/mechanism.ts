@@ -5,7 +5,7 @@
  * state) and whether the parent is paused while the checkpoint is taken; the kind judges whether
  * that claim held. One module per backend under executors/checkpoint/.
  */
-import type { BackendName, ProbeResult, RunContext } from '../../harness/contracts/executor.ts';
+import type { BackendName, BudgetPlacement, ProbeResult, RunContext, SandboxMount, ServiceEndpoint } from '../../harness/contracts/executor.ts';
 
 export type Preserved = 'files' | 'files+process';
 
@@ -56,6 +56,19 @@ export interface CheckpointImage {
   facts: Record<string, unknown>;
 }
 
+/**
+ * Host resources a trial's sandboxes must see besides the workspace, for a state program that runs
+ * more than the checkpoint kind's (the rollout-step kind's fork attempts: the agent's support
+ * mounts, the model-service endpoint, the attempt's cgroup). Honoured only by a mechanism whose
+ * `attachments` is 'honoured'; the caller may pass a per-child `budget` on the trial it gives restore().
+ */
+export interface SandboxAttachments {
+  mounts: SandboxMount[];
+  service: ServiceEndpoint | null;
+  /** Cgroup the sandbox's processes enter (its enterArgv prefixes the launch); null = the caller's. */
+  budget: BudgetPlacement | null;
+}
+
 export interface MechanismTrial {
   run: RunContext;
   /** Harness-owned scratch directory of this trial (below $SANDBENCH_HOME/tmp/sandbench-<run>/). */
@@ -67,6 +80,8 @@ export interface MechanismTrial {
   timeoutMs: number;
   /** Guest RAM of VM mechanisms, MiB. */
   vmMemoryMiB?: number;
+  /** Absent for the checkpoint kind; a mechanism without `attachments: 'honoured'` must never be given one. */
+  attach?: SandboxAttachments;
 }
 
 export interface ParentSandbox extends Sandbox {
@@ -78,6 +93,8 @@ export interface CheckpointMechanism {
   readonly backend: BackendName;
   readonly variant: string | null;
   readonly preserves: Preserved;
+  /** Whether parent and children get MechanismTrial.attach; absent = not honoured (fork attempts are not applicable). */
+  readonly attachments?: 'honoured';
   probe(): Promise<ProbeResult>;
   /** Once per run, outside timing. */
   prepare(run: RunContext): Promise<void>;

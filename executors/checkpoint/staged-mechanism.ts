@@ -3,6 +3,8 @@
  * baseline, upper = its stage). Checkpoint = stop the parent and rename its upper directory into a
  * frozen layer; overlayfs never writes a lowerdir, so the layer is read-only from then on. Child i
  * gets an overlay with lower = [frozen, baseline] and its own empty upper, and a fresh state process.
+ * It honours MechanismTrial.attach: the same bwrap mounts, service socket and cgroup entry as the
+ * staged executor's launch, so a child can run a rollout attempt.
  */
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +33,9 @@ export function createStagedCheckpoint(variant: string | null = null): Checkpoin
     const context = stageContext(trial, dir, lower);
     const process = spawnStateProcess({
       runId: trial.run.runId,
-      argv: stagedLaunchArgv(rootfs, context, { argv: command.argv, env: command.env, stdin: 'pipe' }),
+      // attach (mechanism.ts): the rollout's mounts and model-service socket bound in, its cgroup entered by the spawn path
+      argv: stagedLaunchArgv(rootfs, context, { argv: command.argv, env: command.env, stdin: 'pipe', mounts: trial.attach?.mounts ?? [], ...(trial.attach?.service ? { service: trial.attach.service } : {}) }),
+      ...(trial.attach?.budget ? { controls: { cpus: null, budget: trial.attach.budget } } : {}),
       env: {},
       timeoutMs: trial.timeoutMs,
       prefix: trial.program.answerPrefix,
@@ -45,6 +49,7 @@ export function createStagedCheckpoint(variant: string | null = null): Checkpoin
     backend: 'staged',
     variant,
     preserves: 'files',
+    attachments: 'honoured',
     probe: (): Promise<ProbeResult> => executor.probe(),
     async prepare(run: RunContext) {
       rootfs = run.image.rootfsDir;

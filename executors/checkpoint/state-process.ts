@@ -1,5 +1,6 @@
 /** Launch one state-program process (host side of its stdio) and wrap it as a channel. */
 import type { RunningTrial } from '../../harness/contracts/executor.ts';
+import type { LaunchControls } from '../launch/launch-controls.ts';
 import { spawnTrial } from '../spawn-trial.ts';
 import { lineChannel } from './line-channel.ts';
 import type { StateChannel } from './mechanism.ts';
@@ -12,9 +13,9 @@ export interface StateProcess {
 /** In every process a mechanism starts, so `sandbench clean` finds it after a kill -9 (harness/clean RUN_ID_ENV). */
 export const RUN_ID_ENV = 'SANDBENCH_RUN_ID';
 
-export function spawnStateProcess(options: { runId: string; argv: string[]; env: Record<string, string>; cwd?: string; clearEnv?: boolean; timeoutMs: number; prefix: string; describe: string }): StateProcess {
+export function spawnStateProcess(options: { runId: string; argv: string[]; env: Record<string, string>; cwd?: string; clearEnv?: boolean; controls?: LaunchControls; timeoutMs: number; prefix: string; describe: string }): StateProcess {
   const env = { ...options.env, [RUN_ID_ENV]: options.runId };
-  const running = spawnTrial({ argv: options.argv, env, clearEnv: options.clearEnv, cwd: options.cwd, stdin: 'pipe', timeoutMs: options.timeoutMs });
+  const running = spawnTrial({ argv: options.argv, env, clearEnv: options.clearEnv, cwd: options.cwd, stdin: 'pipe', timeoutMs: options.timeoutMs, ...(options.controls ? { controls: options.controls } : {}) });
   return { running, channel: lineChannel(running, options.prefix, options.describe) };
 }
 
