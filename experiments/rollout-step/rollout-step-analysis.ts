@@ -26,6 +26,8 @@ export const ROLLOUT_STEP_HEADER = [
   'pool_claims', 'pool_hits', 'pool_hit_rate', 'pool_hit_ci95_low', 'pool_hit_ci95_high', 'pool_start_failures', 'pool_unused',
   'trainer_wait_p50_ms', 'trainer_wait_max_ms', 'staleness_mean', 'staleness_max',
   'reward_mean', 'load_1m_start', 'load_1m_end',
+  'fork_prepare_p50_ms', 'fork_checkpoint_p50_ms', 'fork_groups', 'fork_restore_p50_ms', 'fork_attempt_p50_ms', 'fork_children',
+  'reward_parity_compared', 'reward_parity_agree',
 ] as const;
 
 const SCENARIO = 'rl_step';
@@ -72,6 +74,48 @@ export interface StepCellSummary {
   staleness: number[];
   reward: number | null;
   load: [number | null, number | null];
+  /** fork: one prepare and checkpoint per group, one restore and attempt run per child. */
+  fork: { prepare: number[]; checkpoint: number[]; restore: number[]; attempt: number[] } | null;
+  /** Against fresh on the same arm and K: matched attempts (block, step, slot, member) both scored, and how many got the same reward. */
+  rewardParity: { compared: number; agree: number } | null;
+}
+
+interface ForkFacts {
+  prepare_ms: number;
+  checkpoint_ms: number;
+  restore_ms: number;
+  attempt_ms: number | null;
+}
+
+/** Fork phases: the group's prepare and checkpoint once per group (every child carries a copy), restore and attempt per child. */
+function forkPhases(records: readonly TrialRecord[]): StepCellSummary['fork'] {
+  const forked = records.filter((r) => r.facts.fork);
+  if (forked.length === 0) return null;
+  const groups = new Map<string, ForkFacts>();
+  for (const r of forked) groups.set(`${String(r.facts.step_run)}|${String(r.facts.group_slot)}`, r.facts.fork as ForkFacts);
+  const phases = forked.map((r) => r.facts.fork as ForkFacts);
+  return {
+    prepare: [...groups.values()].map((g) => g.prepare_ms),
+    checkpoint: [...groups.values()].map((g) => g.checkpoint_ms),
+    restore: phases.map((p) => p.restore_ms),
+    attempt: phases.map((p) => p.attempt_ms).filter(defined),
+  };
+}
+
+const matchKey = (r: TrialRecord) => `${r.block}|${String(r.facts.step)}|${String(r.facts.group_slot)}|${String(r.facts.group_member)}`;
+
+/** Reward parity: the same task and scripted path (matched attempt) must score the same however its start was made. */
+export function rewardParity(fresh: readonly TrialRecord[], other: readonly TrialRecord[]): { compared: number; agree: number } {
+  const freshReward = new Map(fresh.filter((r) => r.outcome === 'ok').map((r) => [matchKey(r), num(r.metrics.reward)]));
+  let compared = 0;
+  let agree = 0;
+  for (const r of other.filter((o) => o.outcome === 'ok')) {
+    const reward = freshReward.get(matchKey(r));
+    if (reward === undefined || reward === null) continue;
+    compared++;
+    if (num(r.metrics.reward) === reward) agree++;
+  }
+  return { compared, agree };
 }
 
 const cellOf = (record: TrialRecord) => String(record.facts.cell ?? record.trial_id);
@@ -146,6 +190,8 @@ function summarizeCell(cell: string, all: readonly TrialRecord[]): StepCellSumma
     staleness: perStep(ok, 'staleness'),
     reward: mean(ok.map((r) => num(r.metrics.reward)).filter(defined)),
     load: loads.length > 0 ? [loads[0]![0], loads.at(-1)![1]] : [null, null],
+    fork: forkPhases(all),
+    rewardParity: null,
   };
 }
 
@@ -173,6 +219,7 @@ export function summarizeStepCells(records: readonly TrialRecord[], resamples: n
     if (s.prefix === 'fresh') continue;
     const fresh = summaries.find((other) => other.prefix === 'fresh' && other.arm === s.arm && other.groupSize === s.groupSize);
     if (fresh) s.saving = savingVsFresh(fresh.starts, s.starts, resamples, `${runId}:start-saving:${s.cell}`);
+    if (fresh) s.rewardParity = rewardParity(formal.filter((r) => cellOf(r) === fresh.cell), formal.filter((r) => cellOf(r) === s.cell));
   }
   return summaries;
 }
@@ -187,22 +234,27 @@ function csvRow(s: StepCellSummary): Cell[] {
     s.pool?.claims, s.pool?.hits, s.pool && s.pool.claims > 0 ? s.pool.hits / s.pool.claims : null, s.poolHitCi?.low, s.poolHitCi?.high, s.pool?.startFailures, s.pool?.unused,
     s.trainerWaits.length > 0 ? median(s.trainerWaits) : null, s.trainerWaits.length > 0 ? Math.max(...s.trainerWaits) : null, mean(s.staleness), s.staleness.length > 0 ? Math.max(...s.staleness) : null,
     s.reward, s.load[0], s.load[1],
+    p50(s.fork?.prepare), p50(s.fork?.checkpoint), s.fork?.prepare.length, p50(s.fork?.restore), p50(s.fork?.attempt), s.fork?.restore.length,
+    s.rewardParity?.compared, s.rewardParity?.agree,
   ];
 }
 
+const p50 = (values: readonly number[] | undefined) => (values && values.length > 0 ? median(values) : null);
 const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '–' : value.toFixed(digits));
 const ci = (interval: Interval | null | undefined, digits = 0) => (interval && interval.low !== null && interval.high !== null ? ` [${interval.low.toFixed(digits)}, ${interval.high.toFixed(digits)}]` : '');
 
 function stepTable(summaries: readonly StepCellSummary[]): Table {
   return {
     caption: 'RL steps per cell: step time P50/P95 [95% CI] over steps, the worst group straggler, start time and its saving against fresh, warm-pool hits, trainer wait and staleness',
-    header: ['cell', 'valid/planned', 'steps', 'step P50 ms', 'step P95 ms', 'straggler P50 (max)', 'start P50 ms', 'saving vs fresh ms', 'pool hits', 'trainer wait P50 ms', 'staleness mean (max)', 'failures / not applicable'],
+    header: ['cell', 'valid/planned', 'steps', 'step P50 ms', 'step P95 ms', 'straggler P50 (max)', 'start P50 ms', 'saving vs fresh ms', 'pool hits', 'trainer wait P50 ms', 'staleness mean (max)', 'fork prepare / checkpoint / restore P50 ms', 'reward parity vs fresh', 'failures / not applicable'],
     rows: summaries.map((s) => [
       s.cell, `${s.valid}/${s.planned}`, String(s.stepMs.length), `${f(s.stepP50)}${ci(s.stepP50Ci)}`, `${f(s.stepP95)}${ci(s.stepP95Ci)}`,
       s.stragglers.length > 0 ? `${median(s.stragglers).toFixed(2)} (${Math.max(...s.stragglers).toFixed(2)})` : '–',
       f(s.starts.length > 0 ? median(s.starts) : null), s.saving ? `${f(s.saving.ms)}${ci(s.saving.ci)}` : '–',
       s.pool ? `${s.pool.hits}/${s.pool.claims}${ci(s.poolHitCi, 2)}` : '–',
       f(s.trainerWaits.length > 0 ? median(s.trainerWaits) : null), s.staleness.length > 0 ? `${f(mean(s.staleness), 2)} (${Math.max(...s.staleness)})` : '–',
+      s.fork ? `${f(p50(s.fork.prepare))} / ${f(p50(s.fork.checkpoint))} / ${f(p50(s.fork.restore))}` : '–',
+      s.rewardParity ? `${s.rewardParity.agree}/${s.rewardParity.compared}` : '–',
       s.notApplicable ? `not applicable: ${s.notApplicable}` : s.failures || '–',
     ]),
     footnote: `step P50 CI: order-statistic (binomial), needs ≥ 6 steps; P95 only with ≥ ${P95_MIN_N} steps; saving = median(fresh start) − median(this start), percentile bootstrap over attempts; pool hit CI: Wilson`,
@@ -236,6 +288,10 @@ function evidenceRows(summaries: readonly StepCellSummary[], runId: string, cond
       rows.push({ ...base, topic: 'prefix_saving', metric: 'start_ms', statistic: 'diff_of_medians', n: s.starts.length, value: s.saving.ms, unit: 'ms', limitations: `${LIMITS}; fresh − ${s.prefix}` });
       if (s.saving.ci) rows.push({ ...base, topic: 'prefix_saving', metric: 'start_ms', statistic: 'diff_ci95_low', n: s.starts.length, value: s.saving.ci.low, unit: 'ms' }, { ...base, topic: 'prefix_saving', metric: 'start_ms', statistic: 'diff_ci95_high', n: s.starts.length, value: s.saving.ci.high, unit: 'ms' });
     }
+    if (s.fork) {
+      for (const [phase, values] of Object.entries(s.fork)) if (values.length > 0) rows.push({ ...base, topic: 'fork_phases', metric: `fork_${phase}_ms`, statistic: 'P50', n: values.length, value: median(values), unit: 'ms' });
+    }
+    if (s.rewardParity) rows.push({ ...base, topic: 'reward_parity', metric: 'reward_agree', statistic: 'proportion', n: s.rewardParity.compared, value: s.rewardParity.compared > 0 ? s.rewardParity.agree / s.rewardParity.compared : null, unit: 'fraction', limitations: `${LIMITS}; matched attempts (block, step, slot, member) against fresh` });
     if (s.pool && s.pool.claims > 0) rows.push({ ...base, topic: 'warm_pool', metric: 'pool_hit_rate', statistic: 'proportion', n: s.pool.claims, value: s.pool.hits / s.pool.claims, unit: 'fraction' });
     if (s.trainerWaits.length > 0) rows.push({ ...base, topic: 'async_trainer', metric: 'trainer_wait_ms', statistic: 'P50', n: s.trainerWaits.length, value: median(s.trainerWaits), unit: 'ms' });
     if (s.staleness.length > 0) rows.push({ ...base, topic: 'async_trainer', metric: 'staleness', statistic: 'mean', n: s.staleness.length, value: mean(s.staleness), unit: 'steps' });

@@ -4,7 +4,8 @@
  * stand-in trainer (step-trainer.ts: staleness bound s), which consumes each full batch at a fixed
  * rate. Every attempt is the rollout kind's (runAttempt: stage, sandbox, agent against the model
  * service, collect, fresh scoring sandbox) inside one shared budget with its own child cgroup; only
- * where its starting state comes from differs (fresh, or a claimed warm-pool sandbox). Measured
+ * where its starting state comes from differs (fresh, a claimed warm-pool sandbox, or a child forked
+ * from its group's prepared parent: fork-group.ts). Measured
  * around the loop as in the rollout kind's cell: the harness's CPU, the baselines before and after,
  * the model journal's traffic per attempt.
  */
@@ -23,6 +24,9 @@ import { commandFor, finalCategory, type CellAttempt, type CellAttemptOutcome, t
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } from '../rollout/rollout-phases.ts';
 import type { ModelCapacity, RolloutSpec } from '../rollout/rollout-spec.ts';
 import type { PrefixStrategy } from './rollout-step-spec.ts';
+import { createCheckpointMechanism } from '../../executors/checkpoint/registry.ts';
+import type { CheckpointMechanism } from '../../executors/checkpoint/mechanism.ts';
+import { attemptProgram, attemptProgramMount, ForkGroup, forkedExecutor, type ForkPhases } from './fork-group.ts';
 import { StepTrainer, type TrainerStepFigures } from './step-trainer.ts';
 import { claimedExecutor, pooledCommand, poolTrialDir, WarmPool, type PoolCounts, type PoolEntry } from './warm-pool.ts';
 
@@ -41,7 +45,7 @@ export interface StepRunInput {
   arm: RolloutArm;
   executor: Executor;
   scoringExecutor: Executor;
-  prefix: Exclude<PrefixStrategy, 'fork'>;
+  prefix: PrefixStrategy;
   steps: number;
   concurrency: number;
   poolSize: number;
@@ -61,6 +65,8 @@ export interface StepAttemptOutcome extends CellAttemptOutcome {
   attempt: StepAttempt;
   /** warm-pool only: whether the claim found a ready sandbox of its task. */
   poolClaim: 'hit' | 'miss' | null;
+  /** fork only: the group's prepare and checkpoint, this child's restore and its run. */
+  fork: ForkPhases | null;
 }
 
 export interface StepRunResult {
@@ -106,11 +112,29 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   // a resumed cell run has steps whose attempts are all journaled already: their batches count as delivered
   for (let step = 0; step < input.steps; step++) if (!remainingPerStep.has(step)) trainer.completeStep(step);
   const pool = input.prefix === 'warm-pool' ? new WarmPool(input.poolSize, startPooled, () => queue.map((a) => a.task), releasePooled) : null;
+  const mechanism = input.prefix === 'fork' ? await forkMechanism(input) : null;
+  const groups = new Map<string, ForkGroup>();
+  const groupOf = (attempt: StepAttempt): ForkGroup => {
+    const key = `s${attempt.step}-b${attempt.slot}`;
+    let group = groups.get(key);
+    if (!group) {
+      const command = commandFor(cellInput, attempt, service, agentTmp(join(input.scratchDir, attempt.attemptId)));
+      const members = input.attempts.filter((a) => a.step === attempt.step && a.slot === attempt.slot).length;
+      group = new ForkGroup(mechanism!, {
+        run: input.run, dir: join(input.scratchDir, `fork-${key}`), trialId: `${input.cellRun}-fork-${key}`, baseline: attempt.task.repoDir, program: attemptProgram,
+        timeoutMs: input.timeoutMs * 2, vmMemoryMiB: input.options.vm_memory,
+        attach: { mounts: [...(command.mounts ?? []), attemptProgramMount()], service: command.service ?? null, budget: budget.placement() },
+      }, members);
+      groups.set(key, group);
+    }
+    return group;
+  };
   const killers = new Set<() => void>();
   const killHandle = input.run.cleanup.register('process', `rollout-step cell ${input.cellRun}`, async () => {
     trainer.abort();
     for (const kill of killers) kill();
     await pool?.close();
+    for (const group of groups.values()) await group.discard().catch(() => undefined);
   });
   async function startPooled(task: StepAttempt['task'], id: string): Promise<PoolEntry> {
     const dir = poolTrialDir(input.scratchDir, id);
@@ -143,13 +167,14 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
     const claimed = pool?.claim(attempt.task) ?? null;
     pool?.replenish();
     const cgroup = claimed ? { cgroup: claimed.cgroup, error: claimed.cgroupError } : childCgroup(budget, `a${attempt.step}-${attempt.slot}-${attempt.member}`);
+    const forked = mechanism ? forkedExecutor(input.executor, groupOf(attempt), cgroup.cgroup?.placement() ?? budget.placement()) : null;
     const listeners: (() => void)[] = [];
     const kill = () => listeners.forEach((listener) => listener());
     killers.add(kill);
     const result: AttemptResult = await runAttempt(
       {
         run: input.run, bundleDir: input.bundleDir, trialId: attempt.trialId, attemptId: attempt.attemptId, task: attempt.task, path: attempt.path, arm: input.arm, backend: input.backend,
-        executor: claimed ? claimedExecutor(input.executor, claimed) : input.executor,
+        executor: forked ?? (claimed ? claimedExecutor(input.executor, claimed) : input.executor),
         scoringExecutor: input.scoringExecutor, scratchDir, candidateDir: join(scratchDir, 'candidate'),
         budget: cgroup.cgroup?.placement() ?? budget.placement(), memoryCgroup: cgroup.cgroup, ...(cgroup.error ? { memoryCgroupError: cgroup.error } : {}),
         command: commandFor(cellInput, attempt, service, agentTmp(scratchDir)),
@@ -161,7 +186,7 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
     killers.delete(kill);
     const oomKillsDuring = cgroup.cgroup?.oomKillCount() ?? 0;
     await cgroup.cgroup?.destroy().catch((error) => result.notes.push(`attempt cgroup: ${(error as Error).message}`));
-    return { attempt, result, oomKillsDuring, worker, notes: [...result.notes], poolClaim: pool ? (claimed ? 'hit' : 'miss') : null };
+    return { attempt, result, oomKillsDuring, worker, notes: [...result.notes], poolClaim: pool ? (claimed ? 'hit' : 'miss') : null, fork: forked?.phases() ?? null };
   };
 
   const worker = async (index: number) => {
@@ -184,6 +209,9 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
     await Promise.all(Array.from({ length: input.concurrency }, (_, index) => worker(index)));
   } finally {
     await pool?.close();
+    // every group discards itself after its last attempt; this is for a cell run cut short
+    for (const group of groups.values()) await group.discard().catch(() => undefined);
+    await mechanism?.teardown();
   }
   const trainerFigures = await trained;
   const tEnd = process.hrtime.bigint();
@@ -195,6 +223,16 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   await budget.destroy();
   const baselineUnchanged = tasks.every((task, i) => treeDigest(task.repoDir) === digestsBefore[i]);
   return { ...finish(input, outcomes, baselineUnchanged, { tStart, tEnd, cpu, helper, loadStart }), trainer: trainerFigures, pool: pool ? { ...pool.counts, fillMs: poolFillMs } : null };
+}
+
+/** The backend's checkpoint mechanism, probed and prepared outside the cell's clock (the kind checked it honours attach). */
+async function forkMechanism(input: StepRunInput): Promise<CheckpointMechanism> {
+  const mechanism = createCheckpointMechanism(input.backend, input.executor.variant);
+  if (!mechanism) throw new Error(`fork: backend ${input.backend}'s descriptor offers no checkpoint mechanism`);
+  const probe = await mechanism.probe();
+  if (!probe.available) throw new Error(`fork: the ${input.backend} checkpoint mechanism is unavailable here: ${probe.reason ?? 'no reason given'}`);
+  await mechanism.prepare(input.run);
+  return mechanism;
 }
 
 /** Join each attempt with its model traffic; the cell's figures as the rollout kind's record expects them. */

@@ -1,9 +1,10 @@
 /**
  * The rollout-step kind end to end on real backends (host and staged, the built-in tasks and agent,
  * the real model service and budgets), tiny on purpose: K = 2, B = 1, two steps with staleness 1,
- * every prefix strategy. Checks the step records, the warm pool's claims, fork recorded as not
- * applicable with the mechanism's reason, the documented CSV, the evidence and the report panel,
- * and that nothing of the run is left behind.
+ * every prefix strategy. Checks the step records, the warm pool's claims, fork run on staged (its
+ * phases recorded, rewards equal to fresh's) and recorded as not applicable on host with the
+ * mechanism's reason, the documented CSV, the evidence and the report panel, and that nothing of
+ * the run is left behind.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +52,7 @@ function nothingLeft(runId: string): void {
 }
 
 describe('rollout-step kind', () => {
-  it('runs steps of K attempts per task with fresh and warm-pool starts, records fork as not applicable, and writes rollout-step.csv', async () => {
+  it('runs steps of K attempts per task with fresh, warm-pool and (staged) fork starts, records host fork as not applicable, and writes rollout-step.csv', async () => {
     const specPath = join(dir, 'rollout-step-test.yaml');
     writeFileSync(specPath, SPEC);
     const out = join(dir, 'bundle');
@@ -60,13 +61,24 @@ describe('rollout-step kind', () => {
     const records = result.records.filter((r) => !r.warmup);
     expect(records).toHaveLength(2 * 3 * 2 * 2); // arms × prefixes × steps × (B × K)
 
-    const fork = records.filter((r) => r.facts.prefix === 'fork');
+    const fork = records.filter((r) => r.facts.prefix === 'fork' && r.arm.backend === 'host');
     for (const r of fork) {
       expect(r.failure_category).toBe('setup_failed');
       expect(String(r.facts.prefix_unavailable)).toMatch(/checkpoint mechanism/);
       expect(r.metrics).toEqual({});
     }
-    const ran = records.filter((r) => r.facts.prefix !== 'fork');
+    const forked = records.filter((r) => r.facts.prefix === 'fork' && r.arm.backend === 'staged');
+    expect(forked).toHaveLength(4);
+    for (const r of forked) {
+      const phases = r.facts.fork as { prepare_ms: number; checkpoint_ms: number; restore_ms: number; attempt_ms: number; child: number };
+      expect(phases.restore_ms).toBeGreaterThan(0);
+      expect(phases.attempt_ms).toBeGreaterThan(0);
+      // a group's K children share one prepare and checkpoint
+      const group = forked.filter((o) => o.facts.step_run === r.facts.step_run && o.facts.group_slot === r.facts.group_slot);
+      expect(new Set(group.map((o) => (o.facts.fork as typeof phases).checkpoint_ms)).size).toBe(1);
+      expect(new Set(group.map((o) => (o.facts.fork as typeof phases).child))).toEqual(new Set([0, 1]));
+    }
+    const ran = records.filter((r) => !fork.includes(r));
     for (const r of ran) {
       expect(r.outcome, JSON.stringify(r.notes)).toBe('ok');
       const m = r.metrics;
@@ -86,13 +98,21 @@ describe('rollout-step kind', () => {
     expect(csv.header).toEqual([...ROLLOUT_STEP_HEADER]);
     expect(csv.rows).toHaveLength(6);
     for (const row of csv.rows) {
-      if (row.prefix === 'fork') {
+      if (row.prefix === 'fork' && row.backend === 'host') {
         expect(row.not_applicable).toMatch(/checkpoint mechanism/);
         expect(row.steps).toBe('0');
         continue;
       }
       expect(row.steps).toBe('2');
       expect(row.valid).toBe('4');
+      if (row.prefix === 'fork') {
+        expect(row.fork_groups).toBe('2');
+        expect(row.fork_children).toBe('4');
+        expect(row.reward_parity_compared).toBe('4');
+        expect(row.reward_parity_agree).toBe('4');
+        expect(row.saving_vs_fresh_ms).not.toBe('');
+        continue;
+      }
       if (row.prefix !== 'warm-pool') continue;
       expect(Number(row.pool_claims)).toBe(4);
       // the pool is filled before the first step, so the first step's claims find their sandboxes

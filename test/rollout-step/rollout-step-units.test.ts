@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { StepTrainer, type TrainerClock } from '../../experiments/rollout-step/step-trainer.ts';
 import { groupStraggler, stepFigures } from '../../experiments/rollout-step/step-figures.ts';
-import { savingVsFresh, summarizeStepCells, rolloutStepMetricDesign } from '../../experiments/rollout-step/rollout-step-analysis.ts';
+import { rewardParity, savingVsFresh, summarizeStepCells, rolloutStepMetricDesign } from '../../experiments/rollout-step/rollout-step-analysis.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 
 /** A clock the test advances: sleep resolves when the test moves time past its end. */
@@ -137,5 +137,22 @@ describe('rollout-step analysis', () => {
     const pooled = summarizeStepCells(records, 2000, 'r').find((c) => c.prefix === 'warm-pool')!;
     expect(pooled.saving!.ms).toBe(saving.ms);
     expect(savingVsFresh([], fork, 100, 's')).toBeNull();
+  });
+
+  it('fork: prepare and checkpoint count once per group, restore once per child; reward parity matches attempts by block, step, slot and member', () => {
+    const withFork = (r: TrialRecord, member: number, reward: number, slot = 0): TrialRecord => ({
+      ...r, metrics: { ...r.metrics, reward },
+      facts: { ...r.facts, group_slot: slot, group_member: member, ...(r.facts.prefix === 'fork' ? { fork: { prepare_ms: 40 + slot, checkpoint_ms: 5, restore_ms: 10 + member, attempt_ms: 500, child: member } } : {}) },
+    });
+    const fresh = [0, 1, 2, 3].map((m) => withFork(record(0, m, 5000, 300), m, m === 3 ? 0 : 1));
+    const fork = [0, 1, 2, 3].map((m) => withFork(record(0, m, 4000, 100, 'fork'), m, m === 2 ? 0 : 1));
+    const other = withFork(record(0, 9, 4000, 100, 'fork'), 0, 1, 1); // a second group: its own prepare
+    const cell = summarizeStepCells([...fresh, ...fork, other], 500, 'r').find((c) => c.prefix === 'fork')!;
+    expect(cell.fork!.prepare.sort()).toEqual([40, 41]);
+    expect(cell.fork!.checkpoint).toHaveLength(2);
+    expect(cell.fork!.restore).toEqual([10, 11, 12, 13, 10]);
+    // members 0 and 1 agree, 2 (fork 0, fresh 1) and 3 (fork 1, fresh 0) do not; slot 1 has no fresh match
+    expect(cell.rewardParity).toEqual({ compared: 4, agree: 2 });
+    expect(rewardParity(fresh, fresh)).toEqual({ compared: 4, agree: 4 });
   });
 });
