@@ -14,6 +14,7 @@ interface RunCodeFlags {
   slots: number;
   port: number;
   journal: string;
+  compilers?: boolean;
 }
 
 const DESCRIPTION = 'Serve SandboxFusion-compatible endpoints on 127.0.0.1 backed by sandbench sandboxes';
@@ -43,13 +44,14 @@ export function registerServe(program: Command): void {
     .option('--slots <n>', 'sandboxes at once; further requests wait in FIFO order (match verl reward.sandbox_fusion.max_concurrent)', positiveInt('--slots'), 8)
     .option('--port <n>', 'TCP port on 127.0.0.1 (0 = any free port)', nonNegativeInt('--port'), 8080)
     .option('--journal <file>', 'request journal (JSONL, one fsynced line per request)', 'run-code-journal.jsonl')
+    .option('--compilers', 'run from the task image plus g++ (services/run-code/image.ts), so cpp requests compile and run')
     .action(async (flags: RunCodeFlags) => {
       const executor = await executorFor(flags);
       const { openRunCodeService, RunCodeServiceError } = await import('../../services/run-code/index.ts');
       const log = (line: string) => process.stderr.write(`sandbench: ${line}\n`);
       let service;
       try {
-        service = await openRunCodeService({ executor, slots: flags.slots, port: flags.port, journalPath: resolve(flags.journal), log });
+        service = await openRunCodeService({ executor, slots: flags.slots, port: flags.port, journalPath: resolve(flags.journal), compilers: flags.compilers ?? false, log });
       } catch (error) {
         if (error instanceof RunCodeServiceError) throw new UserError(error.message);
         throw error;

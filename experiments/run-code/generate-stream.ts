@@ -19,8 +19,14 @@ interface Problem {
   programs: Record<string, Record<Flavour, string>>;
 }
 
-const HANG = { python: 'while True:\n    pass\n', bash: 'while :; do :; done\n' };
-const CRASH = { python: 'import sys\nline = sys.stdin.readline()\nraise ValueError("candidate crashed on " + line.strip())\n', bash: 'read x\necho "bad input $x" >&2\nexit 3\n' };
+const HANG = { python: 'while True:\n    pass\n', bash: 'while :; do :; done\n', cpp: 'int main() {\n  volatile unsigned long spin = 0;\n  for (;;) spin++;\n}\n' };
+const CRASH = {
+  python: 'import sys\nline = sys.stdin.readline()\nraise ValueError("candidate crashed on " + line.strip())\n',
+  bash: 'read x\necho "bad input $x" >&2\nexit 3\n',
+  cpp: '#include <iostream>\n#include <string>\nint main() {\n  std::string line;\n  std::getline(std::cin, line);\n  std::cerr << "bad input " << line << "\\n";\n  return 3;\n}\n',
+};
+/** C++ candidates (compiled by the cpp recipe, services/run-code/languages.ts: the image needs `serve run-code --compilers` or g++ in image.packages). */
+const CPP_MAIN = (body: string) => `#include <iostream>\n#include <string>\n#include <vector>\nint main() {\n${body}}\n`;
 
 const PROBLEMS: Problem[] = [
   {
@@ -33,6 +39,11 @@ const PROBLEMS: Problem[] = [
     programs: {
       python: { correct: 'n = int(input())\nprint(sum(map(int, input().split())))\n', wrong: 'n = int(input())\nprint(sum(map(int, input().split())) - 1)\n', crash: CRASH.python, hang: HANG.python },
       bash: { correct: 'read n\nread -a xs\ns=0\nfor x in "${xs[@]}"; do s=$((s + x)); done\necho $s\n', wrong: 'read n\nread -a xs\ns=1\nfor x in "${xs[@]}"; do s=$((s + x)); done\necho $s\n', crash: CRASH.bash, hang: HANG.bash },
+      cpp: {
+        correct: CPP_MAIN('  long n, s = 0, x;\n  std::cin >> n;\n  for (long i = 0; i < n; i++) { std::cin >> x; s += x; }\n  std::cout << s << "\\n";\n'),
+        wrong: CPP_MAIN('  long n, s = 1, x;\n  std::cin >> n;\n  for (long i = 0; i < n; i++) { std::cin >> x; s += x; }\n  std::cout << s << "\\n";\n'),
+        crash: CRASH.cpp, hang: HANG.cpp,
+      },
     },
   },
   {
@@ -42,6 +53,11 @@ const PROBLEMS: Problem[] = [
     programs: {
       python: { correct: 'print(" ".join(reversed(input().split())))\n', wrong: 'print(input().upper())\n', crash: CRASH.python, hang: HANG.python },
       bash: { correct: 'read -a w\nout=""\nfor ((i=${#w[@]}-1; i>=0; i--)); do out="$out${out:+ }${w[i]}"; done\necho "$out"\n', wrong: 'read line\necho "${line^^}"\n', crash: CRASH.bash, hang: HANG.bash },
+      cpp: {
+        correct: CPP_MAIN('  std::vector<std::string> w;\n  std::string x;\n  while (std::cin >> x) w.push_back(x);\n  for (size_t i = w.size(); i-- > 0;) std::cout << w[i] << (i ? " " : "\\n");\n'),
+        wrong: CPP_MAIN('  std::string x;\n  bool first = true;\n  while (std::cin >> x) { std::cout << (first ? "" : " ") << x; first = false; }\n  std::cout << "\\n";\n'),
+        crash: CRASH.cpp, hang: HANG.cpp,
+      },
     },
   },
   {
@@ -55,6 +71,11 @@ const PROBLEMS: Problem[] = [
     programs: {
       python: { correct: 'n = int(input())\na, b = 0, 1\nfor _ in range(n):\n    a, b = b, (a + b) % 1000000007\nprint(a)\n', wrong: 'n = int(input())\na, b = 0, 1\nfor _ in range(n):\n    a, b = b, (a + b) % 1000000007\nprint(a + 1)\n', crash: CRASH.python, hang: HANG.python },
       bash: { correct: 'read n\na=0; b=1\nfor ((i=0; i<n; i++)); do t=$(( (a + b) % 1000000007 )); a=$b; b=$t; done\necho $a\n', wrong: 'read n\necho $((n + 1000000007))\n', crash: CRASH.bash, hang: HANG.bash },
+      cpp: {
+        correct: CPP_MAIN('  long n, a = 0, b = 1;\n  std::cin >> n;\n  for (long i = 0; i < n; i++) { long t = (a + b) % 1000000007; a = b; b = t; }\n  std::cout << a << "\\n";\n'),
+        wrong: CPP_MAIN('  long n, a = 0, b = 1;\n  std::cin >> n;\n  for (long i = 0; i < n; i++) { long t = (a + b) % 1000000007; a = b; b = t; }\n  std::cout << a + 1 << "\\n";\n'),
+        crash: CRASH.cpp, hang: HANG.cpp,
+      },
     },
   },
 ];

@@ -12,7 +12,7 @@ import { UserError } from '../../harness/errors.ts';
 export const RUN_CODE_STREAM_SCHEMA = 'sandbench-run-code-stream/1';
 
 /** verl 0.9.1's per-case statuses (sandbox_fusion/utils.py:353–445), the ones a stream can expect. */
-export const VERL_VERDICTS = ['success', 'wrong_answer', 'timeout', 'runtime_error', 'compile_error', 'sandbox_error', 'api_error', 'unknown'] as const;
+export const VERL_VERDICTS = ['success', 'wrong_answer', 'timeout', 'runtime_error', 'compile_error', 'compile_timeout', 'sandbox_error', 'api_error', 'unknown'] as const;
 export type VerlVerdict = (typeof VERL_VERDICTS)[number];
 
 export const StreamEntrySchema = z
@@ -31,7 +31,7 @@ export const StreamEntrySchema = z
 
 export type StreamEntry = z.infer<typeof StreamEntrySchema>;
 
-const JOURNAL_OUTCOME_VERDICT: Record<string, VerlVerdict> = { finished: 'success', runtime_error: 'runtime_error', timeout: 'timeout', language_unavailable: 'sandbox_error' };
+const JOURNAL_OUTCOME_VERDICT: Record<string, VerlVerdict> = { finished: 'success', runtime_error: 'runtime_error', timeout: 'timeout', compile_error: 'compile_error', compile_timeout: 'compile_timeout', language_unavailable: 'sandbox_error' };
 
 function fromJournalLine(line: Record<string, unknown>, where: string): StreamEntry | null {
   const request = line.request as { code: string; language: string; stdin: string | null; run_timeout: number; memory_limit_MB: number } | null;
@@ -98,7 +98,8 @@ export function verlVerdict(httpStatus: number, body: string, expectedStdout: st
   const run = response.run_result;
   if (response.status === 'SandboxError') return 'sandbox_error';
   if (response.status === 'Failed') {
-    if (compile && (compile.status === 'Error' || compile.status === 'TimeLimitExceeded' || (compile.status === 'Finished' && compile.return_code !== 0))) return 'compile_error';
+    // utils.py:386–395: a compile Error, time limit or non-zero exit is a compile failure; the time limit is reported apart.
+    if (compile && (compile.status === 'Error' || compile.status === 'TimeLimitExceeded' || (compile.status === 'Finished' && compile.return_code !== 0))) return compile.status === 'TimeLimitExceeded' ? 'compile_timeout' : 'compile_error';
     if (!run) return 'unknown';
     if (run.status === 'TimeLimitExceeded') return 'timeout';
     if (run.status === 'Error' || (run.status === 'Finished' && run.return_code !== 0)) return 'runtime_error';

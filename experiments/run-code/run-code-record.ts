@@ -30,10 +30,16 @@ export interface CellFigures {
   okPerS: number;
   loadAvg1mBefore: number;
   loadAvg1mAfter: number;
+  /** The load client's process (load-client.ts): its id and the CPU it spent over the loop. */
+  clientPid: number;
+  clientCpuMs: number;
+  clientMaxRssKib: number;
+  /** The harness process serving the cell (server and executor plumbing) over the loop. */
+  serverProcessCpuMs: number;
 }
 
 /** Per-request metrics copied from the server's journal line (null fields are left out, never zeroed). */
-const JOURNAL_METRICS = ['queue_wait_ms', 'stage_ms', 'sandbox_start_ms', 'run_ms', 'sandbox_ms', 'collect_ms', 'teardown_ms', 'peak_rss_kib'] as const;
+const JOURNAL_METRICS = ['queue_wait_ms', 'stage_ms', 'sandbox_start_ms', 'compile_ms', 'run_ms', 'sandbox_ms', 'collect_ms', 'teardown_ms', 'peak_rss_kib'] as const;
 
 function verdictOutcome(observation: RequestObservation, journal: RunCodeJournalEntry | null): { outcome: Outcome; category: FailureCategory | null } {
   if (observation.verdict === observation.entry.expect) return { outcome: 'ok', category: null };
@@ -44,7 +50,11 @@ function verdictOutcome(observation: RequestObservation, journal: RunCodeJournal
 
 export function requestRecord(base: TrialRecord, observation: RequestObservation, journal: RunCodeJournalEntry | null, cell: CellFigures): TrialRecord {
   const { outcome, category } = verdictOutcome(observation, journal);
-  const metrics: Record<string, number> = { round_trip_ms: observation.roundTripMs, cell_requests_per_s: cell.requestsPerS, cell_ok_per_s: cell.okPerS, cell_wall_ms: cell.wallMs };
+  const metrics: Record<string, number> = {
+    round_trip_ms: observation.roundTripMs, cell_requests_per_s: cell.requestsPerS, cell_ok_per_s: cell.okPerS, cell_wall_ms: cell.wallMs,
+    // CPU over wall: cores the process kept busy. Near 1 the single-threaded client would be the limit.
+    cell_client_cpu_ms: cell.clientCpuMs, cell_client_cpu_cores: cell.clientCpuMs / cell.wallMs, cell_server_process_cpu_cores: cell.serverProcessCpuMs / cell.wallMs,
+  };
   for (const key of JOURNAL_METRICS) {
     const value = journal?.[key];
     if (typeof value === 'number') metrics[key] = value;
@@ -75,6 +85,8 @@ export function requestRecord(base: TrialRecord, observation: RequestObservation
       server_outcome: journal?.outcome ?? null,
       load_avg_1m_cell_start: cell.loadAvg1mBefore,
       load_avg_1m_cell_end: cell.loadAvg1mAfter,
+      client_pid: cell.clientPid,
+      client_max_rss_kib: cell.clientMaxRssKib,
     },
   };
 }

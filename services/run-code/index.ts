@@ -12,8 +12,8 @@ import { ensureTaskImage } from '../../harness/image/ensure-image.ts';
 import { newRunId } from '../../harness/run/bundle-dir.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { acquireRunLock } from '../../harness/run/run-lock.ts';
-import { ImageSpecSchema } from '../../harness/spec/schema.ts';
 import { runScratchDir, stateDir } from '../../harness/state-dir.ts';
+import { runCodeImageRequest } from './image.ts';
 import { languageSupport, runnableLanguages } from './languages.ts';
 import { startRunCodeServer, type RunCodeServer, type RunCodeServerOptions } from './server.ts';
 
@@ -21,6 +21,7 @@ export { startRunCodeServer, REQUEST_ID_HEADER, type RunCodeServer } from './ser
 export { languageSupport, runnableLanguages, VERL_LANGUAGES, type VerlLanguage } from './languages.ts';
 export { RunCodeJournalEntrySchema, RUN_CODE_OUTCOMES, type RunCodeJournalEntry } from './journal.ts';
 export type { RunCodeRequest, RunCodeResponse } from './wire.ts';
+export { RUN_CODE_COMPILER_PACKAGES, runCodeImageRequest } from './image.ts';
 
 export class RunCodeServiceError extends Error {}
 
@@ -29,6 +30,8 @@ export interface RunCodeServiceOptions {
   slots: number;
   port: number;
   journalPath: string;
+  /** Run from the task image plus RUN_CODE_COMPILER_PACKAGES (cpp runs), not the default image. */
+  compilers?: boolean;
   log: (message: string) => void;
   onSandbox?: RunCodeServerOptions['onSandbox'];
 }
@@ -47,7 +50,7 @@ export async function openRunCodeService(options: RunCodeServiceOptions): Promis
   const probe = await executor.probe();
   if (!probe.available) throw new RunCodeServiceError(`backend ${executor.backend} is unavailable: ${probe.reason ?? 'unknown reason'}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   const runId = newRunId(`serve-run-code-${executor.backend}`);
-  const image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}), log);
+  const image = await ensureTaskImage(stateDir(), runCodeImageRequest({ compilers: options.compilers ?? false }), log);
   const releaseLock = acquireRunLock(stateDir(), runId);
   const cleanup = new CleanupRegistry(runId);
   const root = runScratchDir(stateDir(), runId);

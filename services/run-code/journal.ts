@@ -10,7 +10,7 @@ import { z } from 'zod';
 
 export const RUN_CODE_JOURNAL_SCHEMA = 'sandbench-run-code-journal/1';
 
-export const RUN_CODE_OUTCOMES = ['finished', 'runtime_error', 'timeout', 'sandbox_error', 'sandbox_killed', 'language_unavailable', 'bad_request', 'service_closed'] as const;
+export const RUN_CODE_OUTCOMES = ['finished', 'runtime_error', 'timeout', 'compile_error', 'compile_timeout', 'sandbox_error', 'sandbox_killed', 'language_unavailable', 'bad_request', 'service_closed'] as const;
 
 export const RunCodeJournalEntrySchema = z
   .object({
@@ -26,7 +26,9 @@ export const RunCodeJournalEntrySchema = z
     stage_ms: z.number().nullable(),
     /** Sandbox launch → the in-sandbox runner about to start the program. */
     sandbox_start_ms: z.number().nullable(),
-    /** The program's own run time (the runner's clock). */
+    /** A compiled language's compile step (the runner's clock); absent in journals written before the compile step, null for interpreted languages. */
+    compile_ms: z.number().nullable().optional(),
+    /** The program's own run time (the runner's clock); null when it never ran (a failed compile). */
     run_ms: z.number().nullable(),
     /** Sandbox launch → its exit. */
     sandbox_ms: z.number().nullable(),
@@ -35,7 +37,7 @@ export const RunCodeJournalEntrySchema = z
     teardown_ms: z.number().nullable(),
     /** Arrival → response written. */
     total_ms: z.number(),
-    /** The program's peak RSS (getrusage of the runner's children), KiB. */
+    /** The program's peak RSS (wait4 of the program's step: its own process tree, not the compiler's), KiB. */
     peak_rss_kib: z.number().nullable(),
     outcome: z.enum(RUN_CODE_OUTCOMES),
     response_status: z.enum(['Success', 'Failed', 'SandboxError']),

@@ -3,7 +3,7 @@
  * against SUPPORTED_LANGUAGES before it sends anything (verl/utils/reward_score/sandbox_fusion/utils.py:34–64,
  * copied here with the facts in data/run-code/verl-0.9.1-sandbox-fusion.md), so the server accepts
  * exactly those names. Which ones run is decided by the task image, never by a list of "good"
- * languages: a language runs when its interpreter exists in the image's root filesystem, and every
+ * languages: a language runs when its interpreter (or compiler) exists in the image's root filesystem, and every
  * other one gets SandboxFusion's `SandboxError` (verl: `sandbox_error`, score −1) naming what is missing.
  */
 import { existsSync } from 'node:fs';
@@ -16,27 +16,40 @@ export const VERL_LANGUAGES = [
 
 export type VerlLanguage = (typeof VERL_LANGUAGES)[number];
 
-/** How one language runs: the source file it is written to, and the interpreter (a path in the image) given that file. */
+/**
+ * How one language runs: the source file the request's code is written to, an optional compile step
+ * and the run step (argv, run in the workspace). `requires` is the image path whose presence decides
+ * whether the language runs (the interpreter, or the compiler for a compiled language).
+ */
 export interface LanguageRecipe {
   file: string;
-  /** Interpreter path inside the image (absolute); the program is `<interpreter> <file>`. */
-  interpreter: string;
+  /** Compile argv (SandboxFusion's compile command), run with compile_timeout; its result is the response's compile_result. */
+  compile?: readonly string[];
+  run: readonly string[];
+  /** Absolute path inside the image. */
+  requires: string;
 }
 
+const interpreted = (file: string, interpreter: string): LanguageRecipe => ({ file, run: [interpreter, file], requires: interpreter });
+
 /**
- * Interpreted languages only: a compiled language needs a compile step with its own timeout and
- * result (SandboxFusion's compile_result), which this runner does not implement yet. Those languages
- * are refused with that reason even in an image that has the compiler, so no result is ever faked.
+ * SandboxFusion's own commands (sandbox/runners/major.py, copied with citations into
+ * data/run-code/verl-0.9.1-sandbox-fusion.md): cpp is `g++ -std=c++17 <file> -o test <flags>` then
+ * `./test`, where <flags> are those of -lcrypto, -lssl, -lpthread that link on the host; the task
+ * image has no libssl-dev, so only -lpthread (glibc's, always present with g++). The compilers are not
+ * in the default image: `serve run-code --compilers` and the compiled-language spec add
+ * RUN_CODE_COMPILER_PACKAGES (services/run-code/image.ts).
  */
 const RECIPES: Partial<Record<VerlLanguage, LanguageRecipe>> = {
-  python: { file: 'main.py', interpreter: '/usr/bin/python3' },
-  bash: { file: 'main.sh', interpreter: '/bin/bash' },
-  nodejs: { file: 'main.js', interpreter: '/usr/bin/node' },
-  perl: { file: 'main.pl', interpreter: '/usr/bin/perl' },
-  ruby: { file: 'main.rb', interpreter: '/usr/bin/ruby' },
-  php: { file: 'main.php', interpreter: '/usr/bin/php' },
-  lua: { file: 'main.lua', interpreter: '/usr/bin/lua' },
-  R: { file: 'main.R', interpreter: '/usr/bin/Rscript' },
+  python: interpreted('main.py', '/usr/bin/python3'),
+  bash: interpreted('main.sh', '/bin/bash'),
+  nodejs: interpreted('main.js', '/usr/bin/node'),
+  perl: interpreted('main.pl', '/usr/bin/perl'),
+  ruby: interpreted('main.rb', '/usr/bin/ruby'),
+  php: interpreted('main.php', '/usr/bin/php'),
+  lua: interpreted('main.lua', '/usr/bin/lua'),
+  R: interpreted('main.R', '/usr/bin/Rscript'),
+  cpp: { file: 'main.cpp', compile: ['/usr/bin/g++', '-std=c++17', 'main.cpp', '-o', 'test', '-lpthread'], run: ['./test'], requires: '/usr/bin/g++' },
 };
 
 export type LanguageSupport = { runs: true; recipe: LanguageRecipe } | { runs: false; reason: string };
@@ -50,8 +63,8 @@ export function languageSupport(rootfsDir: string): ReadonlyMap<VerlLanguage, La
   return new Map(
     VERL_LANGUAGES.map((language): [VerlLanguage, LanguageSupport] => {
       const recipe = RECIPES[language];
-      if (!recipe) return [language, { runs: false, reason: `language ${language}: sandbench's runner has no recipe for it (compiled languages and test runners are not implemented)` }];
-      if (!existsSync(join(rootfsDir, recipe.interpreter))) return [language, { runs: false, reason: `language ${language}: the task image has no ${recipe.interpreter} (add its Debian package to image.packages)` }];
+      if (!recipe) return [language, { runs: false, reason: `language ${language}: sandbench's runner has no recipe for it (test runners and compilers other than g++ are not implemented)` }];
+      if (!existsSync(join(rootfsDir, recipe.requires))) return [language, { runs: false, reason: `language ${language}: the task image has no ${recipe.requires} (${recipe.compile ? 'serve run-code --compilers, or ' : ''}add its Debian package to image.packages)` }];
       return [language, { runs: true, recipe }];
     }),
   );

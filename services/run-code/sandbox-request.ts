@@ -16,26 +16,33 @@ import { sandboxError, type CommandRunResult, type RunCodeRequest, type RunCodeR
 const RUNNER_SOURCE = join(PROJECT_ROOT, 'services', 'run-code', 'runner.py');
 const START_MARKER = 'RUN_CODE_START';
 const RESULT_MARKER = 'RUN_CODE_RESULT';
+const COMPILE_STEP = '.compile';
+const RUN_STEP = '.run';
 /** Output returned per stream; SandboxFusion truncates too. Longer output is cut and the cut is said in the message. */
 const MAX_OUTPUT_BYTES = 1 << 20;
 /** Beyond the program's own timeouts: the sandbox's start and teardown (a podman/gVisor start under load takes seconds). */
 const SANDBOX_ALLOWANCE_MS = 60_000;
 
 /** What the server journals about a request (services/run-code/journal.ts). */
-export type RunOutcome = 'finished' | 'runtime_error' | 'timeout' | 'sandbox_error' | 'sandbox_killed';
+export type RunOutcome = 'finished' | 'runtime_error' | 'timeout' | 'compile_error' | 'compile_timeout' | 'sandbox_error' | 'sandbox_killed';
 
 export interface RequestPhases {
   stage_ms: number | null;
   /** Launch spawn → the runner's RUN_CODE_START line: what the sandbox costs before the program starts. */
   sandbox_start_ms: number | null;
-  /** The program's execution time as the runner measured it. */
+  /** A compiled language's compile step as the runner measured it (null for an interpreted one). */
+  compile_ms: number | null;
+  /** The program's execution time as the runner measured it (null when the compile step failed). */
   run_ms: number | null;
   /** Launch spawn → the sandbox's exit. */
   sandbox_ms: number | null;
   collect_ms: number | null;
   teardown_ms: number | null;
+  /** The program's peak RSS (its own process tree, never the compiler's). */
   peak_rss_kib: number | null;
 }
+
+export const EMPTY_PHASES: RequestPhases = { stage_ms: null, sandbox_start_ms: null, compile_ms: null, run_ms: null, sandbox_ms: null, collect_ms: null, teardown_ms: null, peak_rss_kib: null };
 
 export interface SandboxRequestResult {
   response: RunCodeResponse;
@@ -85,17 +92,26 @@ function writeWorkspace(baseline: string, request: RunCodeRequest, recipe: Langu
   }
   writeFileSync(join(baseline, recipe.file), request.code);
   writeFileSync(join(baseline, '.stdin'), request.stdin ?? '');
+  // SandboxFusion gives the compiler no stdin (an immediately closed pipe): an empty file reads the same.
+  writeFileSync(join(baseline, '.compile-stdin'), '');
   copyFileSync(RUNNER_SOURCE, join(baseline, '.runner.py'));
-  const steps = [{ name: '.run', argv: [recipe.interpreter, recipe.file], timeout_s: request.run_timeout }];
-  writeFileSync(join(baseline, '.request.json'), JSON.stringify({ steps, stdin_file: '.stdin', memory_mib: request.memory_limit_MB }));
+  const compile = recipe.compile ? [{ name: COMPILE_STEP, argv: recipe.compile, timeout_s: request.compile_timeout, stdin_file: '.compile-stdin' }] : [];
+  const steps = [...compile, { name: RUN_STEP, argv: recipe.run, timeout_s: request.run_timeout, stdin_file: '.stdin' }];
+  writeFileSync(join(baseline, '.request.json'), JSON.stringify({ steps, memory_mib: request.memory_limit_MB }));
 }
 
-function runnerResult(lines: readonly OutputLine[]): RunnerStep | null {
+interface RunnerSteps {
+  compile: RunnerStep | null;
+  run: RunnerStep | null;
+}
+
+function runnerResult(lines: readonly OutputLine[]): RunnerSteps | null {
   const line = lines.find((entry) => entry.stream === 'stdout' && entry.text.startsWith(`${RESULT_MARKER} `));
   if (!line) return null;
   try {
-    const parsed = JSON.parse(line.text.slice(RESULT_MARKER.length + 1)) as { steps: RunnerStep[] };
-    return parsed.steps.at(-1) ?? null;
+    const { steps } = JSON.parse(line.text.slice(RESULT_MARKER.length + 1)) as { steps: RunnerStep[] };
+    const result = { compile: steps.find((step) => step.name === COMPILE_STEP) ?? null, run: steps.find((step) => step.name === RUN_STEP) ?? null };
+    return result.compile || result.run ? result : null;
   } catch {
     return null;
   }
@@ -115,12 +131,23 @@ async function fetchFiles(candidates: CandidateFiles, paths: readonly string[]):
   return files;
 }
 
-/** SandboxFusion's mapping: run status Finished with exit 0 → Success; anything else the program did → Failed. */
-function programResponse(step: RunnerStep, stdout: string, stderr: string, message: string, files: Record<string, string>): { response: RunCodeResponse; outcome: RunOutcome } {
-  const runResult: CommandRunResult = { status: step.status, execution_time: step.execution_time, return_code: step.return_code, stdout, stderr };
-  const success = step.status === 'Finished' && step.return_code === 0;
-  const outcome: RunOutcome = step.status === 'TimeLimitExceeded' ? 'timeout' : success ? 'finished' : 'runtime_error';
-  return { response: { status: success ? 'Success' : 'Failed', message, compile_result: null, run_result: runResult, executor_pod_name: null, files }, outcome };
+const stepFailed = (step: RunnerStep) => step.status !== 'Finished' || step.return_code !== 0;
+
+async function commandResult(candidates: CandidateFiles, step: RunnerStep): Promise<{ result: CommandRunResult; cut: boolean }> {
+  const [stdout, stderr] = await Promise.all([readOutput(candidates, step.stdout_file), readOutput(candidates, step.stderr_file)]);
+  return { result: { status: step.status, execution_time: step.execution_time, return_code: step.return_code, stdout: stdout.text, stderr: stderr.text }, cut: stdout.cut || stderr.cut };
+}
+
+/**
+ * SandboxFusion's parse_run_status (sandbox/server/sandbox_api.py): a time limit or a non-zero exit in
+ * any step → Failed, else Success; a failed compile has no run_result (the program never ran).
+ */
+function stepsOutcome(steps: RunnerSteps): { status: RunCodeResponse['status']; outcome: RunOutcome } {
+  const { compile, run } = steps;
+  if (compile && stepFailed(compile)) return { status: 'Failed', outcome: compile.status === 'TimeLimitExceeded' ? 'compile_timeout' : 'compile_error' };
+  if (!run) return { status: 'Failed', outcome: 'runtime_error' };
+  if (run.status === 'TimeLimitExceeded') return { status: 'Failed', outcome: 'timeout' };
+  return run.return_code === 0 ? { status: 'Success', outcome: 'finished' } : { status: 'Failed', outcome: 'runtime_error' };
 }
 
 function endedWithoutResult(exit: ExitInfo, lines: readonly OutputLine[]): { outcome: RunOutcome; error: string } {
@@ -132,7 +159,7 @@ function endedWithoutResult(exit: ExitInfo, lines: readonly OutputLine[]): { out
 
 export async function runInFreshSandbox(input: SandboxRequestInput): Promise<SandboxRequestResult> {
   const { executor, request } = input;
-  const phases: RequestPhases = { stage_ms: null, sandbox_start_ms: null, run_ms: null, sandbox_ms: null, collect_ms: null, teardown_ms: null, peak_rss_kib: null };
+  const phases: RequestPhases = { ...EMPTY_PHASES };
   const baseline = join(input.requestDir, 'baseline');
   const trial: TrialContext = {
     run: input.run,
@@ -177,18 +204,22 @@ async function stageRunCollect(input: SandboxRequestInput, trial: TrialContext, 
   const start = running.lines.find((line) => line.stream === 'stdout' && line.text === START_MARKER);
   if (start) phases.sandbox_start_ms = msSince(running.tSpawnNs, start.tNs);
 
-  const step = runnerResult(running.lines);
-  if (!step) {
+  const steps = runnerResult(running.lines);
+  if (!steps) {
     const ended = endedWithoutResult(exit, running.lines);
     return { response: sandboxError(`sandbench: ${ended.error}`), ...ended };
   }
-  phases.run_ms = step.execution_time * 1000;
-  phases.peak_rss_kib = step.peak_rss_kib;
+  phases.compile_ms = steps.compile ? steps.compile.execution_time * 1000 : null;
+  phases.run_ms = steps.run ? steps.run.execution_time * 1000 : null;
+  phases.peak_rss_kib = steps.run?.peak_rss_kib ?? null;
   const collectStart = process.hrtime.bigint();
   const candidates = await executor.collect(trial, binding);
-  const [stdout, stderr] = await Promise.all([readOutput(candidates, step.stdout_file), readOutput(candidates, step.stderr_file)]);
+  const compiled = steps.compile ? await commandResult(candidates, steps.compile) : null;
+  const ran = steps.run ? await commandResult(candidates, steps.run) : null;
   const files = await fetchFiles(candidates, request.fetch_files);
   phases.collect_ms = msSince(collectStart);
-  const message = stdout.cut || stderr.cut ? `output cut at ${MAX_OUTPUT_BYTES} bytes per stream` : '';
-  return { ...programResponse(step, stdout.text, stderr.text, message, files), error: null };
+  const { status, outcome } = stepsOutcome(steps);
+  const message = compiled?.cut || ran?.cut ? `output cut at ${MAX_OUTPUT_BYTES} bytes per stream` : '';
+  const response: RunCodeResponse = { status, message, compile_result: compiled?.result ?? null, run_result: ran?.result ?? null, executor_pod_name: null, files };
+  return { response, outcome, error: null };
 }

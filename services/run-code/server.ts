@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Executor, RunContext, RunningTrial } from '../../harness/contracts/executor.ts';
 import { RUN_CODE_JOURNAL_SCHEMA, RunCodeJournal, type RunCodeJournalEntry, type RunCodeOutcome } from './journal.ts';
 import type { LanguageSupport, VerlLanguage } from './languages.ts';
-import { runInFreshSandbox, type RequestPhases } from './sandbox-request.ts';
+import { EMPTY_PHASES, runInFreshSandbox, type RequestPhases } from './sandbox-request.ts';
 import { SandboxSlots } from './slots.ts';
 import { describeRequestIssues, RunCodeRequestSchema, sandboxError, type RunCodeRequest, type RunCodeResponse } from './wire.ts';
 
@@ -51,8 +51,6 @@ export interface RunCodeServer {
    */
   close(options?: { drain?: boolean }): Promise<void>;
 }
-
-const EMPTY_PHASES: RequestPhases = { stage_ms: null, sandbox_start_ms: null, run_ms: null, sandbox_ms: null, collect_ms: null, teardown_ms: null, peak_rss_kib: null };
 
 interface Served {
   http: number;
