@@ -32,6 +32,9 @@ describe('run-code kind', () => {
       expect(record.facts.verl_verdict).toBe(record.facts.expected_verdict);
       expect(record.metrics.round_trip_ms).toBeGreaterThan(0);
       expect(record.metrics.cell_requests_per_s).toBeGreaterThan(0);
+      // The clients ran in a process of their own, whose CPU is on the record.
+      expect(record.facts.client_pid).not.toBe(process.pid);
+      expect(record.metrics.cell_client_cpu_cores).toBeGreaterThan(0);
     }
     expect(new Set(records.map((record) => record.facts.verl_verdict))).toEqual(new Set(['success', 'wrong_answer', 'runtime_error', 'timeout']));
     const journal = readFileSync(join(out, 'run-code-journal.jsonl'), 'utf8').trim().split('\n').map((line) => RunCodeJournalEntrySchema.parse(JSON.parse(line)));
