@@ -75,10 +75,28 @@ function analysisWarnings(input: AnalysisInput, declared: readonly string[], rec
     const planned = input.plan.trials.filter((t) => !t.warmup).length;
     if (formal.length < planned) warnings.push(`Incomplete run: ${formal.length} of ${planned} planned formal trials are in the journal.`);
   }
-  for (const s of summaries) {
-    if (s.skipped === null && s.data.failed > 0) warnings.push(`${s.data.arm} ${s.data.metric}: ${s.data.failed} of ${s.data.planned} formal trials failed or were invalid.`);
-  }
+  warnings.push(...failedTrialWarnings(summaries));
   return [...new Set(warnings)];
+}
+
+/**
+ * One line per arm and failure count, naming its metrics: a trial that failed is missing from every
+ * metric at once, so one line per metric repeated the same fact a dozen times and buried the rest.
+ */
+function failedTrialWarnings(summaries: readonly ArmSummary[]): string[] {
+  const measured = summaries.filter((s) => s.skipped === null);
+  const groups = new Map<string, { arm: string; failed: number; planned: number; metrics: string[] }>();
+  for (const { data } of measured.filter((s) => s.data.failed > 0)) {
+    const key = JSON.stringify([data.arm, data.failed, data.planned]);
+    const group = groups.get(key) ?? { arm: data.arm, failed: data.failed, planned: data.planned, metrics: [] };
+    group.metrics.push(data.metric);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map((group) => {
+    const armMetrics = measured.filter((s) => s.data.arm === group.arm).length;
+    const which = group.metrics.length === armMetrics && armMetrics > 1 ? `every metric (${armMetrics})` : group.metrics.join(', ');
+    return `${group.arm} ${which}: ${group.failed} of ${group.planned} formal trials failed or were invalid.`;
+  });
 }
 
 export function analyzeRecords(input: AnalysisInput, descriptor: KindAnalysis): BundleAnalysis {

@@ -25,6 +25,18 @@ const filesOf = (input: AnalysisInput, descriptor: KindAnalysis = kinds(input.re
 const rows = (csv: string) => Papa.parse<Record<string, string>>(csv, { header: true, skipEmptyLines: true }).data;
 const headerOf = (csv: string) => csv.slice(0, csv.indexOf('\n'));
 
+describe('analyzeRecords: warnings', () => {
+  it('says once per arm that its trials failed, naming every metric, not once per metric', () => {
+    const resolved = syntheticResolved({ spec: { arms: [{ backend: 'docker' }, { backend: 'staged' }], resamples: 200 } });
+    const records = syntheticRecords(resolved, { medians: { docker: 75, staged: 25 }, failureRate: 0.1 });
+    const warnings = analyzeRecords({ resolved, records }, kinds(resolved.spec.experiment)!.analysis).warnings;
+    const failedLines = warnings.filter((w) => w.includes('formal trials failed or were invalid'));
+    const failedDocker = records.filter((r) => !r.warmup && r.arm.backend === 'docker' && r.outcome !== 'ok').length;
+    expect(failedDocker).toBeGreaterThan(0);
+    expect(failedLines.filter((w) => w.startsWith('docker '))).toEqual([`docker every metric (2): ${failedDocker} of 60 formal trials failed or were invalid.`]);
+  });
+});
+
 describe('analyzeRecords: CSV contracts', () => {
   const resolved = syntheticResolved({ spec: { arms: [{ backend: 'docker' }, { backend: 'staged' }, { backend: 'podman' }], resamples: 500 } });
   const records = syntheticRecords(resolved, { medians: { docker: 75, staged: 25, podman: 74 }, failureRate: 0.05 });
