@@ -8,11 +8,15 @@
  *                                  the fix is to list them in the spec's `image.packages`)
  *   WORKDIR DIR                    the task's working directory: mapped to the sandbox workspace
  *   COPY SRC... DEST               files from environment/ into the baseline workspace (DEST in WORKDIR)
+ *   RUN pip install --require-hashes / git clone BUNDLE / gcc
+ *                                  prepare steps run into the baseline workspace at load time
+ *                                  (harbor-prepare.ts), in line order with the COPY lines
  *
- * Anything else (a registry image, ADD with a URL, `RUN pip install`, `RUN curl`, ENV...) cannot be
+ * Anything else (a registry image, ADD with a URL, an unpinned `pip install`, `RUN curl`, ENV...) cannot be
  * honoured the same way on every backend and is refused with the line, the reason and the fix.
  */
 import { UserError } from '../../../harness/errors.ts';
+import { prepareCommand, type DockerfileRun, type PrepareCommand } from './harbor-prepare.ts';
 
 /** The image name a Harbor task's Dockerfile uses for sandbench's task image. */
 export const SANDBENCH_BASE_IMAGE = 'sandbench-task';
@@ -33,6 +37,8 @@ export interface HarborDockerfile {
   /** Debian packages `RUN apt-get install` asks for, in order, without duplicates. */
   readonly packages: readonly string[];
   readonly copies: readonly DockerfileCopy[];
+  /** RUN lines with prepare commands (pip, git clone, gcc), run into the workspace in line order with the COPY lines. */
+  readonly runs: readonly DockerfileRun[];
 }
 
 interface Instruction {
@@ -60,25 +66,40 @@ function instructions(text: string): Instruction[] {
   return out;
 }
 
-/** `apt-get update`, `apt-get install [-y|--no-install-recommends|-q...] pkgs`, `rm -rf /var/lib/apt/lists/*`, joined by `&&`. */
-function aptPackages(command: string): string[] | null {
+/** What one RUN line asks for: Debian packages for the image, and prepare commands for the workspace. */
+interface RunParts {
+  readonly packages: string[];
+  readonly commands: PrepareCommand[];
+}
+
+/**
+ * A RUN line's `&&`-joined parts: `apt-get update`, `apt-get install [-y|--no-install-recommends|-q...]
+ * pkgs`, `rm -rf /var/lib/apt/lists/*`, and the prepare commands harbor-prepare.ts honours; else the
+ * reason the line is refused.
+ */
+function runParts(command: string): RunParts | string {
   const packages: string[] = [];
+  const commands: PrepareCommand[] = [];
   for (const part of command.split('&&').map((p) => p.trim())) {
     const words = part.split(/\s+/).filter((w) => w !== '');
-    if (words.length === 0) return null;
+    if (words.length === 0) return 'an empty command between &&';
+    if (/[|;<>`$'"]/.test(part)) return `${part.slice(0, 60)} uses shell syntax (pipes, redirections, substitutions, quotes), which sandbench does not interpret`;
     if (words[0] === 'DEBIAN_FRONTEND=noninteractive') words.shift();
     const [tool, verb, ...rest] = words;
     if ((tool === 'apt-get' || tool === 'apt') && verb === 'update') continue;
     if (tool === 'rm' && verb === '-rf' && rest.every((path) => path.startsWith('/var/lib/apt/lists'))) continue;
     if ((tool === 'apt-get' || tool === 'apt') && verb === 'install') {
       const names = rest.filter((w) => !w.startsWith('-'));
-      if (names.some((name) => !/^[a-z0-9][a-z0-9+.-]*(=[A-Za-z0-9.+:~-]+)?$/.test(name))) return null;
+      const bad = names.find((name) => !/^[a-z0-9][a-z0-9+.-]*(=[A-Za-z0-9.+:~-]+)?$/.test(name));
+      if (bad !== undefined) return `${bad} is not a Debian package name`;
       packages.push(...names.map((name) => name.split('=')[0]!));
       continue;
     }
-    return null;
+    const prepared = prepareCommand(words);
+    if (typeof prepared === 'string') return prepared;
+    commands.push(prepared);
   }
-  return packages;
+  return { packages, commands };
 }
 
 function jsonOrWords(args: string): string[] {
@@ -104,6 +125,7 @@ export function parseHarborDockerfile(text: string, file: string): HarborDockerf
   let workdir: string | null = null;
   const packages: string[] = [];
   const copies: DockerfileCopy[] = [];
+  const runs: DockerfileRun[] = [];
   for (const { line, keyword, args } of lines) {
     switch (keyword) {
       case 'FROM': {
@@ -123,15 +145,17 @@ export function parseHarborDockerfile(text: string, file: string): HarborDockerf
         workdir = args.replace(/\/+$/, '') || '/';
         break;
       case 'RUN': {
-        const found = aptPackages(args);
-        if (found === null) {
+        const found = runParts(args);
+        if (typeof found === 'string') {
           refuse(
             line,
-            `RUN ${args.slice(0, 80)} cannot be honoured offline on every backend (only RUN apt-get install -y <Debian packages> is: the packages go into the one task image)`,
-            'move the step into the task: commit its result under environment/ and COPY it, or do it in solution/solve.sh',
+            `RUN ${args.slice(0, 80)} cannot be honoured offline on every backend: ${found}`,
+            "move the step into the task (commit its result under environment/ and COPY it, or do it in solution/solve.sh), or use a step sandbench honours: apt-get install, pip install --require-hashes -r REQ --target DIR, git clone of a COPY'd bundle, gcc",
           );
         }
-        for (const name of found!) if (!packages.includes(name)) packages.push(name);
+        const parts = found as RunParts;
+        for (const name of parts.packages) if (!packages.includes(name)) packages.push(name);
+        if (parts.commands.length > 0) runs.push({ line, workdir, commands: parts.commands });
         break;
       }
       case 'COPY': {
@@ -145,9 +169,9 @@ export function parseHarborDockerfile(text: string, file: string): HarborDockerf
         refuse(
           line,
           `${keyword} cannot be honoured offline on every backend`,
-          `remove it: sandbench's Dockerfile subset is FROM ${SANDBENCH_BASE_IMAGE}, RUN apt-get install, WORKDIR and COPY (docs/harbor.md)`,
+          `remove it: sandbench's Dockerfile subset is FROM ${SANDBENCH_BASE_IMAGE}, WORKDIR, COPY and RUN with apt-get install, pip install --require-hashes, git clone of a local bundle or gcc (docs/harbor.md)`,
         );
     }
   }
-  return { workdir, packages, copies };
+  return { workdir, packages, copies, runs };
 }

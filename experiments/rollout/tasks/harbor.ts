@@ -3,7 +3,8 @@
  * DIR is one task directory (it holds task.toml) or a directory of them. Per task (harbor-task.ts
  * reads and checks it):
  *
- *   baseline   the Dockerfile's COPY lines into WORKDIR, committed as a deterministic one-commit
+ *   baseline   the Dockerfile's COPY lines and prepare steps (pip --require-hashes, git clone of a
+ *              bundle, gcc; run once on the host) into WORKDIR, committed as a deterministic one-commit
  *              repository under the cache (same files → same commit id)
  *   prompt     instruction.md
  *   image      the Dockerfile's `RUN apt-get install` packages must be in the run's task image:
@@ -22,11 +23,13 @@ import { commitDeterministicRepo } from '../../repair/deterministic-repo.ts';
 import type { AttemptPath, RolloutTask, TaskSet } from '../task-contract.ts';
 import { cachedEntry } from './baseline-cache.ts';
 import { HARBOR_VERIFIER_TEST, HarborEvaluator } from './harbor-evaluator.ts';
+import type { DockerfileCopy } from './harbor-dockerfile.ts';
 import { HARBOR_ORACLE_DIR, harborMappings, rewritePathsCommand } from './harbor-paths.ts';
+import { runPrepareStep, type PrepareTiming } from './harbor-prepare.ts';
 import { readHarborTaskDir, type HarborTaskDir } from './harbor-task.ts';
 
 /** Bumped when baselines or the generated script change shape (part of the cache key). */
-const LOADER_VERSION = 1;
+const LOADER_VERSION = 2;
 /** Commit date of every Harbor baseline (2025-12-01T00:00:00Z): part of the commit id. */
 const HARBOR_EPOCH = 1764547200;
 
@@ -61,33 +64,44 @@ function taskId(task: HarborTaskDir): string {
   return basename(task.dir).replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
+/** One COPY line laid into `out`; refuses sources outside environment/ and destinations outside WORKDIR. */
+function layCopy(task: HarborTaskDir, copy: DockerfileCopy, out: string): void {
+  const context = join(task.dir, 'environment');
+  const at = `${join(context, 'Dockerfile')}:${copy.line}`;
+  const dest = copy.dest.startsWith('/') ? copy.dest : `${copy.workdir ?? '/'}/${copy.dest}`;
+  const inside = relative(task.workdir, normalize(dest));
+  if (inside.startsWith('..') || inside.startsWith(sep)) {
+    throw new UserError(`${at}: COPY to ${copy.dest} lands outside the task's working directory ${task.workdir}; sandbench's workspace is that directory only, so copy into it`);
+  }
+  for (const source of copy.sources) {
+    const from = resolve(context, source);
+    if (relative(context, from).startsWith('..')) throw new UserError(`${at}: COPY source ${source} is outside environment/ (the build context); move it into environment/`);
+    if (!existsSync(from)) throw new UserError(`${at}: COPY source ${source} does not exist in ${context}; add it or fix the line`);
+    const target = join(out, inside);
+    const isDir = statSync(from).isDirectory();
+    // Docker: a directory source copies its contents; a file into a `dir/` destination keeps its name.
+    const to = isDir ? target : copy.dest.endsWith('/') || copy.sources.length > 1 ? join(target, basename(from)) : target;
+    mkdirSync(isDir ? to : join(to, '..'), { recursive: true });
+    cpSync(from, to, { recursive: true });
+  }
+}
+
 /**
- * Lays the Dockerfile's COPY lines into `out` (the workspace = WORKDIR); refuses sources outside
- * environment/ and destinations outside WORKDIR. The Harbor provider's bridge builds its sandbox's
+ * Builds the task's baseline workspace in `out` (= WORKDIR): the Dockerfile's COPY lines and its
+ * prepare steps (pip, git clone, gcc: harbor-prepare.ts) in line order, as `docker build` would.
+ * Returns each prepare command's wall time. The Harbor provider's bridge builds its sandbox's
  * workspace with it too (integrations/harbor/bridge.ts).
  */
-export function harborBaseline(task: HarborTaskDir, out: string): void {
+export function harborBaseline(task: HarborTaskDir, out: string): PrepareTiming[] {
   mkdirSync(out, { recursive: true });
-  const context = join(task.dir, 'environment');
-  const at = (line: number) => `${join(context, 'Dockerfile')}:${line}`;
-  for (const copy of task.dockerfile.copies) {
-    const dest = copy.dest.startsWith('/') ? copy.dest : `${copy.workdir ?? '/'}/${copy.dest}`;
-    const inside = relative(task.workdir, normalize(dest));
-    if (inside.startsWith('..') || inside.startsWith(sep)) {
-      throw new UserError(`${at(copy.line)}: COPY to ${copy.dest} lands outside the task's working directory ${task.workdir}; sandbench's workspace is that directory only, so copy into it`);
-    }
-    for (const source of copy.sources) {
-      const from = resolve(context, source);
-      if (relative(context, from).startsWith('..')) throw new UserError(`${at(copy.line)}: COPY source ${source} is outside environment/ (the build context); move it into environment/`);
-      if (!existsSync(from)) throw new UserError(`${at(copy.line)}: COPY source ${source} does not exist in ${context}; add it or fix the line`);
-      const target = join(out, inside);
-      const isDir = statSync(from).isDirectory();
-      // Docker: a directory source copies its contents; a file into a `dir/` destination keeps its name.
-      const to = isDir ? target : copy.dest.endsWith('/') || copy.sources.length > 1 ? join(target, basename(from)) : target;
-      mkdirSync(isDir ? to : join(to, '..'), { recursive: true });
-      cpSync(from, to, { recursive: true });
-    }
+  const dockerfile = join(task.dir, 'environment', 'Dockerfile');
+  const steps = [...task.dockerfile.copies.map((copy) => ({ line: copy.line, copy })), ...task.dockerfile.runs.map((run) => ({ line: run.line, run }))].sort((a, b) => a.line - b.line);
+  const timings: PrepareTiming[] = [];
+  for (const step of steps) {
+    if ('copy' in step) layCopy(task, step.copy, out);
+    else timings.push(...runPrepareStep(step.run, task.workdir, out, `${dockerfile}:${step.line}`));
   }
+  return timings;
 }
 
 function checkPackages(task: HarborTaskDir, imagePackages: readonly string[] | undefined): void {
@@ -160,20 +174,25 @@ export async function loadHarborTaskSet(path: string, opts: HarborLoadOptions): 
   const digest = hash.digest('hex').slice(0, 16);
   const setId = basename(resolve(path)).replace(/[^A-Za-z0-9_.-]/g, '_') || 'harbor';
   const scriptId = `rollout-harbor-${digest.slice(0, 12)}`;
-  const entry = await cachedEntry<{ commits: Record<string, string> }>(opts.cacheDir, `harbor-${setId}-${digest}`, async (dir) => {
+  const entry = await cachedEntry<{ commits: Record<string, string>; prepare?: Record<string, PrepareTiming[]> }>(opts.cacheDir, `harbor-${setId}-${digest}`, async (dir) => {
     const commits: Record<string, string> = {};
+    const prepare: Record<string, PrepareTiming[]> = {};
     for (const task of tasks) {
       const repo = join(dir, 'baselines', taskId(task));
       mkdirSync(repo, { recursive: true });
-      harborBaseline(task, repo);
+      prepare[taskId(task)] = harborBaseline(task, repo);
       if (readdirSync(repo).length === 0) writeFileSync(join(repo, '.gitkeep'), ''); // git commits no empty tree
       commits[taskId(task)] = await commitDeterministicRepo(repo, `${taskId(task)}: baseline`, HARBOR_EPOCH);
     }
     const script = parseModelScript(harborModelScript(tasks, scriptId), `the script generated from ${path}`);
     writeFileSync(join(dir, 'model-script.yaml'), `# generated from ${path} by experiments/rollout/tasks/harbor.ts\n${stringifyYaml(script, { lineWidth: 0 })}`);
-    return { commits };
+    return { commits, prepare };
   });
   opts.log?.(`rollout tasks: ${setId} (${tasks.length} Harbor task${tasks.length === 1 ? '' : 's'}) ${entry.built ? 'prepared' : 'reused'} at ${entry.dir}`);
+  // The prepare steps ran once, when the baselines were built (like a cached docker build); say how long they took.
+  for (const [id, timings] of Object.entries(entry.meta.prepare ?? {})) {
+    if (timings.length > 0) opts.log?.(`rollout tasks: ${id} environment prepare (built once, cached): ${timings.map((t) => `${t.command} ${Math.round(t.ms)} ms (Dockerfile:${t.line})`).join(', ')}`);
+  }
   const scriptPath = join(entry.dir, 'model-script.yaml');
   return {
     id: setId,
