@@ -1,0 +1,1 @@
+"""Invoice totals from an orders CSV (item, unit_price in currency units, quantity)."""
