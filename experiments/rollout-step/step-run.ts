@@ -16,7 +16,8 @@ import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
-import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, type ModelScript } from '../../services/model/index.ts';
+import { startModelServiceProcess, type ModelScript } from '../../services/model/index.ts';
+import { readCellModelTraffic } from '../rollout/cell-model-traffic.ts';
 import type { AgentLayer } from '../agent/layers.ts';
 import { runAttempt, type AttemptResult } from '../rollout/rollout-attempt.ts';
 import type { RolloutArm } from '../rollout/rollout-arms.ts';
@@ -238,15 +239,7 @@ async function forkMechanism(input: StepRunInput): Promise<CheckpointMechanism> 
 /** Join each attempt with its model traffic; the cell's figures as the rollout kind's record expects them. */
 function finish(input: StepRunInput, outcomes: Running[], baselineUnchanged: boolean, meter: { tStart: bigint; tEnd: bigint; cpu: NodeJS.CpuUsage; helper: { userMs: number; systemMs: number }; loadStart: number }): Pick<StepRunResult, 'cell' | 'outcomes'> {
   const ids = new Set(input.attempts.map((a) => a.attemptId));
-  let entries: ModelJournalEntry[] = [];
-  let serviceError: string | null = null;
-  try {
-    entries = readModelJournal(input.journalPath).entries.filter((entry) => entry.attempt !== null && ids.has(entry.attempt));
-  } catch (error) {
-    serviceError = `model journal: ${(error as Error).message}`;
-  }
-  const byAttempt = new Map<string, ModelJournalEntry[]>();
-  for (const entry of entries) byAttempt.set(entry.attempt!, [...(byAttempt.get(entry.attempt!) ?? []), entry]);
+  const { entries, byRoute: byAttempt, serviceError } = readCellModelTraffic(input.journalPath, ids);
   const final = outcomes.map((o): StepAttemptOutcome => {
     const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
     const { category, note } = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);

@@ -20,7 +20,8 @@ import { PEAK_SAMPLE_INTERVAL_MS, startPeakSampler, type PeakReport } from '../.
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
-import { readModelJournal, startModelServiceProcess, type ModelJournalEntry, type ModelScript } from '../../services/model/index.ts';
+import { startModelServiceProcess, type ModelScript } from '../../services/model/index.ts';
+import { readCellModelTraffic } from './cell-model-traffic.ts';
 import type { AgentLayer } from '../agent/layers.ts';
 import { LAYER_TARGET } from '../agent/agent-kind.ts';
 import { runAttempt, type AttemptResult } from './rollout-attempt.ts';
@@ -309,15 +310,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
 
   // Every try's traffic (retries use the model's capacity too); an attempt's own is its last try's.
   const ids = new Set([...input.attempts.map((a) => a.attemptId), ...outcomes.flatMap((o) => (o.tries ?? []).map((t) => t.routeId))]);
-  let entries: ModelJournalEntry[] = [];
-  let serviceError: string | null = null;
-  try {
-    entries = readModelJournal(input.journalPath).entries.filter((entry) => entry.attempt !== null && ids.has(entry.attempt));
-  } catch (error) {
-    serviceError = `model journal: ${(error as Error).message}`;
-  }
-  const byAttempt = new Map<string, ModelJournalEntry[]>();
-  for (const entry of entries) byAttempt.set(entry.attempt!, [...(byAttempt.get(entry.attempt!) ?? []), entry]);
+  const { entries, byRoute: byAttempt, serviceError } = readCellModelTraffic(input.journalPath, ids);
   const wallMs = msBetween(tStart, tEnd);
   const busy = busySlotMs(entries);
   const span = modelSpanMs(entries);
