@@ -7,24 +7,19 @@
  * returns its record once the series is done.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
-import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
-import { UserError } from '../../harness/errors.ts';
-import { readJournal } from '../../harness/journal/journal.ts';
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
 import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
 import { MODEL_JOURNAL_FILE, type ModelScript } from '../../services/model/index.ts';
 import { attemptId as urlSafe } from '../agent/agent-kind.ts';
-import { ensureLayer, type AgentLayer } from '../agent/layers.ts';
+import { type AgentLayer } from '../agent/layers.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from '../rollout/rollout-arms.ts';
-import { BUILTIN_AGENT_SCRIPT, defaultLoadTasks, mergeScripts, writeSupport } from '../rollout/rollout-kind.ts';
+import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs } from '../rollout/rollout-inputs.ts';
 import type { RolloutSpec } from '../rollout/rollout-spec.ts';
-import { proveTasksSolvable } from '../rollout/solvability-pass.ts';
 import type { TaskSet } from '../rollout/task-contract.ts';
 import { forkUnavailableReason } from './prefix-fork.ts';
 import { rolloutStepKindAnalysis } from './rollout-step-analysis.ts';
@@ -69,19 +64,8 @@ export function createRolloutStepExperiment(): Experiment {
     async prepare(ctx) {
       const options = rolloutStepOptions(ctx.spec);
       const attempt = attemptOptions(options);
-      const arms = specArms(ctx.spec).map((arm, index) => parseRolloutArm(arm, index));
-      if (arms.some((arm) => arm.cli === null) && !existsSync(BUILTIN_AGENT_SCRIPT)) throw new UserError(`rollout-step: the built-in agent ${BUILTIN_AGENT_SCRIPT} is missing`);
-      const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
-      const taskSet = await defaultLoadTasks(options.tasks, { cacheDir, grader: options.grader, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
-      if (taskSet.tasks.length === 0) throw new UserError(`rollout_step.tasks: task set ${options.tasks} has no task`);
-      const invalid = await proveTasksSolvable({ run: ctx.run, taskSet, options: attempt, scoringExecutor: ctx.executorFor(scoringArmOf(options)), cacheDir });
-      const { script, ids } = mergeScripts(taskSet);
-      const layers = new Map<string, AgentLayer>();
-      for (const arm of arms) if (arm.cli && !layers.has(arm.cli.name)) layers.set(arm.cli.name, await ensureLayer(ctx.run.stateDir, arm.cli, ctx.run.log));
-      const support = writeSupport(join(runScratchDir(ctx.run.stateDir, ctx.run.runId), 'rollout-support'), BUILTIN_AGENT_SCRIPT);
-      const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
-      const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
-      state = { options, attempt, taskSet, invalidTasks: new Set(invalid.keys()), script, scriptIds: ids, support, layers, plan, done, cells: new Map() };
+      const inputs = await prepareRolloutInputs({ ctx, section: 'rollout_step', options: attempt, scoringArm: scoringArmOf(options), agentScript: BUILTIN_AGENT_SCRIPT });
+      state = { ...inputs, options, attempt, invalidTasks: new Set(inputs.invalidTasks.keys()), cells: new Map() };
     },
     async runTrial(planned, ctx) {
       if (!state) throw new Error('rollout-step kind: runTrial before prepare');

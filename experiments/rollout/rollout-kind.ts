@@ -8,20 +8,16 @@
  * by an interruption is re-run from its unjournaled attempts on --resume.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
-import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
-import { UserError } from '../../harness/errors.ts';
-import { readJournal } from '../../harness/journal/journal.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
-import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
+import { runScratchDir } from '../../harness/state-dir.ts';
 import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import { MODEL_JOURNAL_FILE, MODEL_SCRIPT_SCHEMA, loadModelScript, parseModelScript, type ModelScript } from '../../services/model/index.ts';
-import { AGENT_ENTRY_FILES, attemptId as urlSafe } from '../agent/agent-kind.ts';
-import { ensureLayer, type AgentLayer } from '../agent/layers.ts';
+import { MODEL_JOURNAL_FILE, type ModelScript } from '../../services/model/index.ts';
+import { attemptId as urlSafe } from '../agent/agent-kind.ts';
+import type { AgentLayer } from '../agent/layers.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
 import { rolloutKindAnalysis } from './rollout-analysis.ts';
@@ -33,19 +29,17 @@ import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from '
 import { rolloutRecord, taskInvalidRecord } from './rollout-record.ts';
 import { withModelErrorTasks } from './fault-injection.ts';
 import { RewardCache, rewardCacheFor } from './reward-cache.ts';
-import { proveTasksSolvable } from './solvability-pass.ts';
+import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs, type TaskLoadOptions } from './rollout-inputs.ts';
 import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
 import type { TaskSet } from './task-contract.ts';
 import type { SolvabilityVerdict } from './tasks/solvability.ts';
-import type { GraderChoice } from './tasks/swebench-evaluator.ts';
-import { loadTaskSet } from './tasks/index.ts';
 import { harborTaskDirs, writeHarborResults } from './harbor-result.ts';
 
-export const ROLLOUT_ENTRY_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'run-rollout-agent.sh');
-export const BUILTIN_AGENT_SCRIPT = join(PROJECT_ROOT, 'experiments', 'rollout', 'agent', 'agent.py');
+/** Kept where tests and callers have always found it. */
+export { BUILTIN_AGENT_SCRIPT } from './rollout-inputs.ts';
 
 export interface RolloutKindDeps {
-  /** Load the spec's task set (default: experiments/rollout/tasks loadTaskSet), baselines under cacheDir. */
+  /** Load the spec's task set (default: defaultLoadTasks in rollout-inputs.ts), baselines under cacheDir. */
   loadTasks?(name: string, options: TaskLoadOptions): Promise<TaskSet>;
   /** The built-in agent's file (default experiments/rollout/agent/agent.py). */
   agentScript?: string;
@@ -67,55 +61,6 @@ interface RunState {
   cells: Map<string, Promise<Map<string, TrialRecord>>>;
   /** The run's reward cache under `reward_dedup: run` (reward-cache.ts). */
   rewardCache: RewardCache | null;
-}
-
-interface TaskLoadOptions {
-  cacheDir: string;
-  taskIds?: readonly string[];
-  grader?: GraderChoice;
-  /** The run's task image's Debian packages (Harbor tasks check their Dockerfile's against them). */
-  imagePackages?: readonly string[];
-  log: (line: string) => void;
-}
-
-export async function defaultLoadTasks(name: string, options: TaskLoadOptions): Promise<TaskSet> {
-  const path = name.endsWith('.jsonl') && !isAbsolute(name) ? join(PROJECT_ROOT, name) : name;
-  const set = await loadTaskSet(path, { cacheDir: options.cacheDir, log: options.log, ...(options.grader ? { grader: options.grader } : {}), ...(options.imagePackages ? { imagePackages: options.imagePackages } : {}) });
-  if (!options.taskIds) return set;
-  const chosen = options.taskIds.map((id) => {
-    const task = set.tasks.find((t) => t.id === id);
-    if (!task) throw new UserError(`rollout.task_ids: task "${id}" is not in task set ${set.id} (it has ${set.tasks.map((t) => t.id).join(', ')})`);
-    return task;
-  });
-  return { id: set.id, tasks: chosen };
-}
-
-/** One model script for the run's service: every task's script tasks, merged (ids must not collide). */
-export function mergeScripts(taskSet: TaskSet): { script: ModelScript; ids: string[] } {
-  const paths = [...new Set(taskSet.tasks.map((task) => task.scriptPath))];
-  const scripts = paths.map((path) => loadModelScript(path));
-  const first = scripts[0]!;
-  const script = parseModelScript(
-    { schema: MODEL_SCRIPT_SCHEMA, id: `rollout-${taskSet.id}`, models: first.models, shell_tools: first.shell_tools, side_reply: first.side_reply, tasks: scripts.flatMap((s) => s.tasks) },
-    `task set ${taskSet.id} (merged from ${paths.join(', ')})`,
-  );
-  return { script, ids: scripts.map((s) => s.id) };
-}
-
-export function writeSupport(dir: string, agentScript: string): { dir: string; key: string } {
-  mkdirSync(dir, { recursive: true });
-  const files: [string, string][] = [
-    [ROLLOUT_ENTRY_SCRIPT, 'run-rollout-agent.sh'],
-    ...Object.entries(AGENT_ENTRY_FILES).map(([name, source]): [string, string] => [source, name]),
-    [agentScript, 'agent.py'],
-  ];
-  const hash = createHash('sha256');
-  for (const [source, name] of files) {
-    copyFileSync(source, join(dir, name));
-    hash.update(name).update(readFileSync(source));
-  }
-  chmodSync(join(dir, 'run-rollout-agent.sh'), 0o755);
-  return { dir, key: `rollout-support-${hash.digest('hex').slice(0, 16)}` };
 }
 
 function rolloutArms(spec: Spec): ArmRef[] {
@@ -152,24 +97,9 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
     },
     async prepare(ctx) {
       const options = rolloutOptions(ctx.spec);
-      const agentScript = deps.agentScript ?? BUILTIN_AGENT_SCRIPT;
-      const arms = specArms(ctx.spec).map((arm, index) => parseRolloutArm(arm, index));
-      if (arms.some((arm) => arm.cli === null) && !existsSync(agentScript)) throw new UserError(`rollout: the built-in agent ${agentScript} is missing (experiments/rollout/agent/agent.py ships with sandbench)`);
-      const scratch = runScratchDir(ctx.run.stateDir, ctx.run.runId);
-      const cacheDir = join(ctx.run.stateDir, 'rollout-tasks');
-      const taskSet = await (deps.loadTasks ?? defaultLoadTasks)(options.tasks, { cacheDir, grader: options.grader, imagePackages: ctx.run.image.inputs.packages, ...(options.task_ids ? { taskIds: options.task_ids } : {}), log: ctx.run.log });
-      if (taskSet.tasks.length === 0) throw new UserError(`rollout.tasks: task set ${options.tasks} has no task`);
-      // Before any attempt scores: a broken task must not pass for a weak agent (issue 30, item 4).
-      const invalidTasks = await proveTasksSolvable({ run: ctx.run, taskSet, options, scoringExecutor: ctx.executorFor(scoringArm(options)), cacheDir });
-      const merged = mergeScripts(taskSet);
-      const { ids } = merged;
-      const script = withModelErrorTasks(merged.script, options.faults);
-      const layers = new Map<string, AgentLayer>();
-      for (const arm of arms) if (arm.cli && !layers.has(arm.cli.name)) layers.set(arm.cli.name, await ensureLayer(ctx.run.stateDir, arm.cli, ctx.run.log));
-      const support = writeSupport(join(scratch, 'rollout-support'), agentScript);
-      const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
-      const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
-      state = { options, taskSet, invalidTasks, script, scriptIds: ids, support, layers, plan, done, cells: new Map(), rewardCache: options.reward_dedup === 'run' ? new RewardCache('run') : null };
+      const inputs = await prepareRolloutInputs({ ctx, section: 'rollout', options, scoringArm: scoringArm(options), agentScript: deps.agentScript ?? BUILTIN_AGENT_SCRIPT, ...(deps.loadTasks ? { loadTasks: deps.loadTasks } : {}) });
+      const script = withModelErrorTasks(inputs.script, options.faults);
+      state = { ...inputs, options, script, cells: new Map(), rewardCache: options.reward_dedup === 'run' ? new RewardCache('run') : null };
     },
     async runTrial(planned, ctx) {
       if (!state) throw new Error('rollout kind: runTrial before prepare');
