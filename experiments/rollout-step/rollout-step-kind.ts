@@ -10,17 +10,15 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { armLabel, type TrialRecord } from '../../harness/journal/trial-record.ts';
-import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { specArms, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
 import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
-import { MODEL_JOURNAL_FILE, type ModelScript } from '../../services/model/index.ts';
+import { MODEL_JOURNAL_FILE, } from '../../services/model/index.ts';
 import { attemptId as urlSafe } from '../agent/agent-kind.ts';
-import { type AgentLayer } from '../agent/layers.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from '../rollout/rollout-arms.ts';
-import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs } from '../rollout/rollout-inputs.ts';
+import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs, withScoringArm, type RolloutInputs } from '../rollout/rollout-inputs.ts';
 import type { RolloutSpec } from '../rollout/rollout-spec.ts';
-import type { TaskSet } from '../rollout/task-contract.ts';
 import { forkUnavailableReason } from './prefix-fork.ts';
 import { rolloutStepKindAnalysis } from './rollout-step-analysis.ts';
 import { buildRolloutStepPlan, groupAssignment, stepAttemptParams, stepCellRunKey } from './rollout-step-plan.ts';
@@ -29,17 +27,11 @@ import { attemptOptions, rolloutStepOptions, rolloutStepSection, type RolloutSte
 import { stepFigures } from './step-figures.ts';
 import { runSteps, type StepAttempt } from './step-run.ts';
 
-interface RunState {
+interface RunState extends Omit<RolloutInputs, 'invalidTasks'> {
   options: RolloutStepSpec;
   attempt: RolloutSpec;
-  taskSet: TaskSet;
+  /** Tasks the pre-pass proved unsolvable: a step with one of them in a group is not run. */
   invalidTasks: Set<string>;
-  script: ModelScript;
-  scriptIds: string[];
-  support: { dir: string; key: string };
-  layers: Map<string, AgentLayer>;
-  plan: Plan;
-  done: Set<string>;
   cells: Map<string, Promise<Map<string, TrialRecord>>>;
 }
 
@@ -56,11 +48,7 @@ export function createRolloutStepExperiment(): Experiment {
     },
     analysis: rolloutStepKindAnalysis,
     plan: buildRolloutStepPlan,
-    executorArms: (spec) => {
-      const arms = specArms(spec);
-      const scoring = scoringArmOf(rolloutStepOptions(spec));
-      return arms.some((arm) => armLabel(arm) === armLabel(scoring)) ? arms : [...arms, scoring];
-    },
+    executorArms: (spec) => withScoringArm(specArms(spec), scoringArmOf(rolloutStepOptions(spec))),
     async prepare(ctx) {
       const options = rolloutStepOptions(ctx.spec);
       const attempt = attemptOptions(options);

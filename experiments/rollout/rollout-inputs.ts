@@ -12,7 +12,7 @@ import type { ExperimentContext } from '../../harness/contracts/experiment-kind.
 import { BUNDLE_FILES } from '../../harness/bundle/layout.ts';
 import { UserError } from '../../harness/errors.ts';
 import { readJournal } from '../../harness/journal/journal.ts';
-import type { ArmRef } from '../../harness/journal/trial-record.ts';
+import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import { specArms, type Plan } from '../../harness/plan/plan.ts';
 import { PROJECT_ROOT, runScratchDir } from '../../harness/state-dir.ts';
 import { MODEL_SCRIPT_SCHEMA, loadModelScript, parseModelScript, type ModelScript } from '../../services/model/index.ts';
@@ -121,4 +121,9 @@ export async function prepareRolloutInputs(request: RolloutInputsRequest): Promi
   const plan = JSON.parse(readFileSync(join(ctx.bundleDir, BUNDLE_FILES.plan), 'utf8')) as Plan;
   const done = new Set(readJournal(join(ctx.bundleDir, BUNDLE_FILES.journal)).records.map((r) => r.trial_id));
   return { taskSet, invalidTasks, script, scriptIds: ids, support, layers, plan, done };
+}
+
+/** The kind's agent arms plus its one scoring backend, prepared once and shared by every arm. */
+export function withScoringArm(arms: ArmRef[], scoring: ArmRef): ArmRef[] {
+  return arms.some((arm) => armLabel(arm) === armLabel(scoring)) ? arms : [...arms, scoring];
 }

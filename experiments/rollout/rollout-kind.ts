@@ -11,13 +11,12 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Experiment, ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/trial-record.ts';
-import { specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
+import { specArms, type PlannedTrial } from '../../harness/plan/plan.ts';
 import { runScratchDir } from '../../harness/state-dir.ts';
 import { namedBackendIssues } from '../../harness/spec/spec-backends.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import { MODEL_JOURNAL_FILE, type ModelScript } from '../../services/model/index.ts';
+import { MODEL_JOURNAL_FILE, } from '../../services/model/index.ts';
 import { attemptId as urlSafe } from '../agent/agent-kind.ts';
-import type { AgentLayer } from '../agent/layers.ts';
 import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
 import { rolloutKindAnalysis } from './rollout-analysis.ts';
@@ -29,10 +28,9 @@ import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from '
 import { rolloutRecord, taskInvalidRecord } from './rollout-record.ts';
 import { withModelErrorTasks } from './fault-injection.ts';
 import { RewardCache, rewardCacheFor } from './reward-cache.ts';
-import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs, type TaskLoadOptions } from './rollout-inputs.ts';
+import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs, withScoringArm, type RolloutInputs, type TaskLoadOptions } from './rollout-inputs.ts';
 import { rolloutOptions, rolloutSection, type RolloutSpec } from './rollout-spec.ts';
 import type { TaskSet } from './task-contract.ts';
-import type { SolvabilityVerdict } from './tasks/solvability.ts';
 import { harborTaskDirs, writeHarborResults } from './harbor-result.ts';
 
 /** Kept where tests and callers have always found it. */
@@ -47,17 +45,8 @@ export interface RolloutKindDeps {
   onLaunched?: Parameters<typeof runCell>[0]['onLaunched'];
 }
 
-interface RunState {
+interface RunState extends RolloutInputs {
   options: RolloutSpec;
-  taskSet: TaskSet;
-  /** Tasks the pre-pass proved unsolvable (kept only under `invalid_tasks: record`): their attempts are task_invalid. */
-  invalidTasks: Map<string, SolvabilityVerdict>;
-  script: ModelScript;
-  scriptIds: string[];
-  support: { dir: string; key: string };
-  layers: Map<string, AgentLayer>;
-  plan: Plan;
-  done: Set<string>;
   cells: Map<string, Promise<Map<string, TrialRecord>>>;
   /** The run's reward cache under `reward_dedup: run` (reward-cache.ts). */
   rewardCache: RewardCache | null;
@@ -90,11 +79,7 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
     },
     analysis: withArrivalFigures(rolloutKindAnalysis),
     plan: buildRolloutPlan,
-    executorArms: (spec) => {
-      const arms = rolloutArms(spec);
-      const scoring = scoringArm(rolloutOptions(spec));
-      return arms.some((arm) => armLabel(arm) === armLabel(scoring)) ? arms : [...arms, scoring];
-    },
+    executorArms: (spec) => withScoringArm(rolloutArms(spec), scoringArm(rolloutOptions(spec))),
     async prepare(ctx) {
       const options = rolloutOptions(ctx.spec);
       const inputs = await prepareRolloutInputs({ ctx, section: 'rollout', options, scoringArm: scoringArm(options), agentScript: deps.agentScript ?? BUILTIN_AGENT_SCRIPT, ...(deps.loadTasks ? { loadTasks: deps.loadTasks } : {}) });
