@@ -39,7 +39,9 @@ describe('runSchedule', () => {
       expect(timing.poolWaitMs).toBeLessThan(1);
       expect(timing.admissionWaitMs).toBeLessThan(5);
       expect(timing.startFailed).toBe(false);
-      expect(timing.startLatencyMs).toBeGreaterThanOrEqual(1.5);
+      // setTimeout(2) may fire up to ~1 ms early against hrtime (timers run on a millisecond clock):
+      // the latency is the sleep's, measured, so only its order of magnitude is asserted.
+      expect(timing.startLatencyMs).toBeGreaterThanOrEqual(1);
     }
     expect(result.starts.peak).toBe(3);
   });
