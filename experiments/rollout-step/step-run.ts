@@ -11,19 +11,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Executor, RunContext } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
-import { startModelServiceProcess, type ModelScript } from '../../services/model/index.ts';
+import { startModelServiceProcess, } from '../../services/model/index.ts';
 import { readCellModelTraffic } from '../rollout/cell-model-traffic.ts';
-import type { AgentLayer } from '../agent/layers.ts';
 import { runAttempt, type AttemptResult } from '../rollout/rollout-attempt.ts';
-import type { RolloutArm } from '../rollout/rollout-arms.ts';
 import { commandFor, finalCategory, type CellAttempt, type CellAttemptOutcome, type CellInput, type CellResult } from '../rollout/rollout-cell.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } from '../rollout/rollout-phases.ts';
-import type { ModelCapacity, RolloutSpec } from '../rollout/rollout-spec.ts';
 import type { PrefixStrategy } from './rollout-step-spec.ts';
 import { createCheckpointMechanism } from '../../executors/checkpoint/registry.ts';
 import type { CheckpointMechanism } from '../../executors/checkpoint/mechanism.ts';
@@ -37,29 +33,15 @@ export interface StepAttempt extends CellAttempt {
   member: number;
 }
 
-export interface StepRunInput {
-  run: RunContext;
-  bundleDir: string;
-  cellRun: string;
-  scratchDir: string;
-  backend: string;
-  arm: RolloutArm;
-  executor: Executor;
-  scoringExecutor: Executor;
+/** A rollout cell's inputs (rollout-cell.ts), with the step's own: its attempts, prefix, pool and trainer. */
+export interface StepRunInput
+  extends Pick<CellInput, 'run' | 'bundleDir' | 'cellRun' | 'scratchDir' | 'backend' | 'arm' | 'executor' | 'scoringExecutor' | 'concurrency' | 'capacity' | 'script' | 'journalPath' | 'support' | 'layer' | 'options' | 'timeoutMs'> {
   prefix: PrefixStrategy;
   steps: number;
-  concurrency: number;
   poolSize: number;
   trainer: { train_ms: number; staleness: number };
-  capacity: ModelCapacity;
   /** In step order. */
   attempts: StepAttempt[];
-  script: ModelScript;
-  journalPath: string;
-  support: { dir: string; key: string };
-  layer: AgentLayer | null;
-  options: RolloutSpec;
-  timeoutMs: number;
 }
 
 export interface StepAttemptOutcome extends CellAttemptOutcome {
