@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { defineSection } from '../../harness/spec/kind-spec.ts';
 import { duration } from '../../harness/spec/fields.ts';
+import { resolvePinnedEntrypoints } from './pinned-entrypoints.ts';
 
 export const ReplaySpecSchema = z
   .object({
@@ -39,7 +40,9 @@ export const ReplaySpecSchema = z
      *  prefix (reexecute/cli-resume/). */
     continue_with: z.enum(['builtin-agent', 'codex', 'claude']).default('builtin-agent'),
     /** pvisor-replay --replay-only needs the exact agent release a format pins (codex 0.149.0, ...):
-     *  agent → that executable. Agents without one have no pvisor-replay arm (reason recorded). */
+     *  agent → that executable, relative to the spec file (or the package, or the state directory
+     *  where install-pinned-agents.sh puts them: pinned-entrypoints.ts). Agents without one have no
+     *  pvisor-replay arm (reason recorded). */
     pvisor_agent_entrypoints: z.record(z.string(), z.string().min(1)).default({}),
     /** Other ways to reach the same branch point, measured elsewhere (a checkpoint bundle, a
      *  published figure), shown beside the replay-only cost per backend; each names its source. */
@@ -69,6 +72,7 @@ export type ReplaySpec = z.output<typeof ReplaySpecSchema>;
 export const replaySpecSection = defineSection({
   key: 'replay',
   schema: ReplaySpecSchema,
+  paths: (section, resolvePath) => ({ ...section, pvisor_agent_entrypoints: resolvePinnedEntrypoints(section, resolvePath) }),
   // One planned trial per (repetition, trajectory, subject, agent): replay-plan.ts.
   expansion: (replay) => [
     {

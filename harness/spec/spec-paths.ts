@@ -11,16 +11,18 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { PROJECT_ROOT } from '../state-dir.ts';
 
 /** Makes one spec path absolute; see the module comment for the rule. */
-export type SpecPathResolver = (path: string) => string;
+export interface SpecPathResolver {
+  (path: string): string;
+  /** The spec file the paths belong to, so a kind's "does not exist" error can name it. */
+  readonly specFile: string;
+  /** Where a path is looked for, in order (beside the spec, then the package; an absolute path alone). */
+  places(path: string): string[];
+}
 
 export function specPathResolver(specFile: string, packageRoot: string = PROJECT_ROOT): SpecPathResolver {
   const base = dirname(resolve(specFile));
-  return (path) => {
-    if (isAbsolute(path)) return path;
-    const besideSpec = resolve(base, path);
-    if (existsSync(besideSpec)) return besideSpec;
-    const shipped = resolve(packageRoot, path);
-    // Not found either way: the spec-relative path, so the kind's "does not exist" error names where it looked.
-    return existsSync(shipped) ? shipped : besideSpec;
-  };
+  const places = (path: string) => (isAbsolute(path) ? [path] : [resolve(base, path), resolve(packageRoot, path)]);
+  // Not found anywhere: the first place (spec-relative), so the kind's "does not exist" error names where it looked.
+  const resolvePath = (path: string) => places(path).find((place) => existsSync(place)) ?? places(path)[0]!;
+  return Object.assign(resolvePath, { specFile, places });
 }

@@ -3,7 +3,8 @@
 # and refuses any other release; the replay formats pin them, experiments/replay/agents.ts):
 # codex 0.149.0 and Claude Code 2.1.220, each installed from the npm registry into
 # $SANDBENCH_HOME/agents/pinned/<agent>-<version> (default ~/.cache/sandbench). Specs name them in
-# replay.pvisor_agent_entrypoints, relative to the sandbench state directory.
+# replay.pvisor_agent_entrypoints (a relative path is looked for beside the spec file, then in
+# the package, then in the state directory: experiments/replay/pinned-entrypoints.ts).
 set -eu
 home="${SANDBENCH_HOME:-$HOME/.cache/sandbench}"
 install() {

@@ -6,8 +6,8 @@
  * shuffled order (randomized complete blocks, as prepare-only). No warmups.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { runScratchDir, stateDir } from '../../../harness/state-dir.ts';
+import { join } from 'node:path';
+import { runScratchDir } from '../../../harness/state-dir.ts';
 import type { ExperimentContext } from '../../../harness/contracts/experiment-kind.ts';
 import type { TaskCommand, TrialContext } from '../../../harness/contracts/executor.ts';
 import { UserError } from '../../../harness/errors.ts';
@@ -16,6 +16,7 @@ import type { Plan, PlannedTrial } from '../../../harness/plan/plan.ts';
 import type { Spec } from '../../../harness/spec/schema.ts';
 import { baseRecord, freshTrialDir, trialScratchDir } from '../../trial-experiment.ts';
 import { isReplayAgent } from '../agents.ts';
+import { INSTALL_PINNED_AGENTS } from '../pinned-entrypoints.ts';
 import { ensureFixtures, fixtureKey, sha256File } from '../replay-fixtures.ts';
 import { buildReplayBlocks, replaySection } from '../replay-plan.ts';
 import { pvisorReplayStatus } from '../subjects.ts';
@@ -31,10 +32,9 @@ import { RESUME_CLIS } from './cli-resume/resume-clis.ts';
 
 export const PVISOR_SUBJECT = 'pvisor-replay';
 
-/** The pinned agent executable pvisor-replay needs for `agent`: absolute, or relative to the state dir. */
+/** The pinned agent executable pvisor-replay needs for `agent`: made absolute when the spec was resolved (replay/pinned-entrypoints.ts). */
 export function pvisorEntrypoint(spec: Spec, agent: string): string | undefined {
-  const path = replaySection(spec).pvisor_agent_entrypoints[agent];
-  return path === undefined ? undefined : isAbsolute(path) ? path : join(stateDir(), path);
+  return replaySection(spec).pvisor_agent_entrypoints[agent];
 }
 
 /** pvisor-replay arms and, for each agent left out, why. */
@@ -52,7 +52,7 @@ export function pvisorAgents(spec: Spec): { agents: string[]; skipped: { agent: 
     const entrypoint = pvisorEntrypoint(spec, agent);
     if (!status.available) skipped.push({ agent, reason: status.reason ?? 'pvisor-replay unavailable' });
     else if (!entrypoint) skipped.push({ agent, reason: `pvisor-replay --replay-only needs the pinned ${agent} executable (--agent-entrypoint); replay.pvisor_agent_entrypoints names none for ${agent}` });
-    else if (!existsSync(entrypoint)) skipped.push({ agent, reason: `replay.pvisor_agent_entrypoints.${agent}: ${entrypoint} does not exist (experiments/replay/reexecute/install-pinned-agents.sh installs the pinned releases)` });
+    else if (!existsSync(entrypoint)) skipped.push({ agent, reason: `replay.pvisor_agent_entrypoints.${agent}: ${entrypoint} does not exist (${INSTALL_PINNED_AGENTS} installs the pinned releases)` });
     else agents.push(agent);
   }
   return { agents, skipped };
