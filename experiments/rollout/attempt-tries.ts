@@ -65,6 +65,8 @@ export interface AttemptTriesInput {
   budget: CgroupBudget;
   /** Cgroup name of a try (unique in the budget). */
   cgroupName(tryIndex: number): string;
+  /** A cgroup the try's sandbox already runs in (a warm-pool claim's), used instead of a new one; undefined = a new one. */
+  cgroupOf?(tryIndex: number): { cgroup: AttemptCgroup | null; error: string | null } | undefined;
   /** True once the run is stopping: no retry starts. */
   stopped(): boolean;
   runTry(context: TryContext): Promise<AttemptResult>;
@@ -86,7 +88,7 @@ export function tryCost(result: AttemptResult, backoffMs: number, cpuNs: number 
 async function oneTry(input: AttemptTriesInput, tryIndex: number): Promise<AttemptTry> {
   const fault = faultFor(input.faults, input.seed, input.attemptIndex, tryIndex);
   const routeId = tryRouteId(input.attemptId, tryIndex);
-  const { cgroup, error } = makeCgroup(input.budget, input.cgroupName(tryIndex));
+  const { cgroup, error } = input.cgroupOf?.(tryIndex) ?? makeCgroup(input.budget, input.cgroupName(tryIndex));
   const oomBefore = input.budget.oomKillCount();
   let kill: ReturnType<typeof armSandboxKill> | null = null;
   const onLaunched = (running: RunningTrial) => {
