@@ -62,6 +62,17 @@ packages=""
 ! has slurm || packages="$packages slurm-wlm munge"
 ! has lazy-image || packages="$packages squashfs-tools httpfs2 docker-registry qemu-block-extra"
 
+# `--only` leaves node_modules alone: `npm test` runs it from a tree whose dependencies are in use.
+# `npm ci` needs nothing apt installs, so it runs beside the package installation: on a fresh machine
+# that saves its ~20 s from the first command's time.
+npm_pid=""
+if [ "$base" = yes ] && { [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
+  log "installing Node dependencies (npm ci, in the background)"
+  npm_log=$(mktemp)
+  npm ci --no-audit --no-fund >"$npm_log" 2>&1 &
+  npm_pid=$!
+fi
+
 missing=""
 for package in $packages; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
@@ -85,11 +96,17 @@ if [ -n "$missing" ] || { [ "$base" = yes ] && ! ls /var/lib/apt/lists/*_Package
   [ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
 fi
 
-# `--only` leaves node_modules alone: `npm test` runs it from a tree whose dependencies are in use.
-if [ "$base" = yes ] && { [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
-  log "installing Node dependencies (npm ci)"
-  npm ci --no-audit --no-fund
-fi
+# Waits for the background `npm ci` started above, showing its output; stops setup if it failed.
+finish_npm_ci() {
+  [ -n "$npm_pid" ] || return 0
+  npm_status=0
+  wait "$npm_pid" || npm_status=$?
+  cat "$npm_log" >&2
+  rm -f "$npm_log"
+  npm_pid=""
+  [ "$npm_status" = 0 ] || { log "npm ci failed (exit $npm_status); its output is above"; exit 1; }
+}
+finish_npm_ci
 
 if [ "$base" = yes ]; then
   # The compiled CLI (dist/): bin/sandbench.mjs uses it while it matches the sources, so rebuild it
