@@ -133,19 +133,28 @@ export interface RunArgvInput {
   runtime?: string;
 }
 
+/**
+ * A task's environment and extras as engine flags: tool layers read-only, the service socket bound
+ * in; the network stays `none` (lo only). Shared by `run` and the checkpoint mechanisms' parents.
+ */
+export function containerExtras(task: Pick<TaskCommand, 'env' | 'mounts' | 'service'>): { args: string[]; env: Record<string, string> } {
+  const service = task.service ? serviceEnv(task.service, { socket: serviceSocketTarget(task.service) }) : {};
+  return {
+    env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service },
+    args: [
+      ...(task.mounts ?? []).flatMap((mount) => ['--mount', `type=bind,source=${mount.source},target=${mount.target},readonly`]),
+      ...(task.service ? ['--mount', `type=bind,source=${task.service.socketPath},target=${serviceSocketTarget(task.service)}`] : []),
+    ],
+  };
+}
+
 /** Global flags + `run ...` for one trial (pure, so the argv is unit-testable). */
 export function containerRunArgv(input: RunArgvInput): { globalArgs: string[]; runArgs: string[] } {
   const globalArgs: string[] = [];
   // Podman: the budget's path is a cgroupfs path (cgroup v1 here), so the manager must match.
   if (input.kind === 'podman' && input.budget) globalArgs.push('--cgroup-manager', 'cgroupfs');
   const { task } = input;
-  const service = task.service ? serviceEnv(task.service, { socket: serviceSocketTarget(task.service) }) : {};
-  const env = { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: 'C.UTF-8', ...task.env, ...service };
-  // Extras: layers read-only, the service socket bound in; the network stays `none` (lo only).
-  const extras = [
-    ...(task.mounts ?? []).flatMap((mount) => ['--mount', `type=bind,source=${mount.source},target=${mount.target},readonly`]),
-    ...(task.service ? ['--mount', `type=bind,source=${task.service.socketPath},target=${serviceSocketTarget(task.service)}`] : []),
-  ];
+  const { args: extras, env } = containerExtras(task);
   const runArgs = [
     'run',
     // --rm keeps the normal path clean; killed trials are removed by name (see removeContainer).
