@@ -3,11 +3,21 @@
  * through a relay process run inside the container's network namespace (nsenter -n), registered
  * for cleanup with the trial's resources.
  */
-import type { MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../harness/state-dir.ts';
+import { HOST_PYTHON } from './host-mechanism.ts';
+import type { MechanismTrial, ParentSandbox, ProgramCommand, Sandbox } from './mechanism.ts';
 import { spawnStateProcess, stopStateProcess, type StateProcess } from './state-process.ts';
 import type { TrialResources } from './tracked.ts';
 
 export const STATE_PORT = 7777;
+
+const LINE_RELAY_SCRIPT = join(PROJECT_ROOT, 'executors', 'checkpoint', 'line_relay.py');
+
+/** A StateProgram's `relay` for a `tcp` server answering with `prefix`: the relay greets with the program's own ready line. */
+export function lineRelay(port: number, prefix: string): ProgramCommand {
+  return { argv: [HOST_PYTHON, '-u', LINE_RELAY_SCRIPT, String(port), prefix], env: { PYTHONDONTWRITEBYTECODE: '1' } };
+}
 
 export interface ContainerSandbox {
   name: string;
