@@ -17,6 +17,7 @@ import type { BudgetPlacement, CandidateFiles, Executor, ExitInfo, OutputLine, R
 import { SANDBOX_MOUNT_ROOT } from '../../harness/contracts/executor.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, Sandbox, StateProgram } from '../../executors/checkpoint/mechanism.ts';
+import { lineRelay } from '../../executors/checkpoint/container-relay.ts';
 
 const PROGRAM_DIR = join(PROJECT_ROOT, 'experiments', 'rollout-step', 'fork-program');
 const PROGRAM_TARGET = `${SANDBOX_MOUNT_ROOT}/fork`;
@@ -28,14 +29,11 @@ const ANSWER_MARGIN_MS = 30_000;
 /** The attempt program's directory, read-only in the sandbox beside the rollout's own mounts. */
 export const attemptProgramMount = () => ({ source: PROGRAM_DIR, target: PROGRAM_TARGET, contentKey: createHash('sha256').update(readFileSync(join(PROGRAM_DIR, PROGRAM_FILE))).digest('hex').slice(0, 16) });
 
-const notOverStdio = (how: string) => (): never => {
-  throw new Error(`the fork attempt program answers over stdio only; ${how} is for the checkpoint kind's container mechanisms, which do not honour MechanismTrial.attach`);
-};
-
 export const attemptProgram: StateProgram = {
   stdio: (workspace, python = '/usr/bin/python3') => ({ argv: [python, '-u', `${PROGRAM_TARGET}/${PROGRAM_FILE}`, '--workspace', workspace], env: { PYTHONDONTWRITEBYTECODE: '1' } }),
-  tcp: notOverStdio('tcp'),
-  relay: notOverStdio('relay'),
+  // container mechanisms: the server on the sandbox's loopback, reached through a host relay in its netns
+  tcp: (workspace, port) => ({ argv: ['/usr/bin/python3', '-u', `${PROGRAM_TARGET}/${PROGRAM_FILE}`, '--workspace', workspace, 'tcp', String(port)], env: { PYTHONDONTWRITEBYTECODE: '1' } }),
+  relay: (port) => lineRelay(port, ANSWER_PREFIX),
   answerPrefix: ANSWER_PREFIX,
 };
 
@@ -109,7 +107,11 @@ export class ForkGroup {
     await this.mechanism.destroy(this.trial, sandbox);
   }
 
-  /** One attempt of the group is over (ran or not): the last one discards the parent, the image and every child. */
+  /**
+   * One attempt of the group is over (ran or not, every try of it): the last one discards the
+   * parent, the image and every child. The attempt calls it, not a try's executor, so a retry can
+   * still restore a child of its own.
+   */
   async release(): Promise<void> {
     if (--this.open === 0) await this.discard();
   }
@@ -161,11 +163,11 @@ export function forkedExecutor(inner: Executor, group: ForkGroup, budget: Budget
   let child: { sandbox: Sandbox; phases: ForkPhases } | null = null;
   let answer: RunAnswer | null = null;
   let released = false;
+  // The child only: its attempt releases the group once its last try is over (ForkGroup.release).
   const release = async () => {
     if (released) return;
     released = true;
     if (child) await group.destroy(child.sandbox).catch(() => undefined);
-    await group.release();
   };
   return {
     backend: inner.backend,
@@ -181,6 +183,8 @@ export function forkedExecutor(inner: Executor, group: ForkGroup, budget: Budget
     async launch(trial, command: TaskCommand) {
       if (!child) throw new Error('forked attempt: launch before its child was restored');
       const { sandbox, phases } = child;
+      // the child's process groups, for a kill from outside (an injected fault) as on any launched sandbox
+      const pids = await sandbox.pids();
       // a child sees what its group's parent was given: the attempt's mounts must be among them
       const attached = new Set(group.trial.attach?.mounts.map((mount) => mount.target));
       const missing = (command.mounts ?? []).filter((mount) => !attached.has(mount.target));
@@ -212,7 +216,7 @@ export function forkedExecutor(inner: Executor, group: ForkGroup, budget: Budget
         closeStdin: () => undefined,
         exit,
         kill: async () => void (await group.destroy(sandbox).catch(() => undefined)),
-        rootPids: () => [],
+        rootPids: () => pids,
       };
       return running;
     },

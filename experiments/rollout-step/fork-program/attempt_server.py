@@ -10,6 +10,12 @@ forked sandbox (experiments/rollout-step/fork-group.ts). One JSON request per st
            with its exit code and the candidate: changed paths, deleted paths, and a base64 tar of
            the changed files (the same diff against the task baseline an executor's collect makes)
 
+Transports: stdio (the default: requests on stdin, answers on stdout); `tcp PORT` (a container
+parent's and its children's server on 127.0.0.1:PORT in the sandbox's own network namespace, one
+client at a time, no greeting: a connection closed by the checkpoint's quiesce leaves the state
+untouched). The host reaches `tcp` through executors/checkpoint/line_relay.py, which greets with
+this program's `ATTEMPT` ready line.
+
 Python 3 standard library only (the task image has python3, nothing else).
 """
 import base64
@@ -17,6 +23,7 @@ import hashlib
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 import tarfile
@@ -100,21 +107,44 @@ def handle(request):
     raise ValueError(f"unknown op {op!r}")
 
 
+def answer(line):
+    try:
+        reply = {"ok": True, **handle(json.loads(line))}
+    except Exception as error:  # answered, never fatal: the child must report
+        reply = {"ok": False, "error": str(error)[:300]}
+    return PREFIX + json.dumps(reply, separators=(",", ":")) + "\n"
+
+
+def serve(lines, out):
+    for line in lines:
+        if line.strip():
+            out.write(answer(line))
+            out.flush()
+
+
+def serve_tcp(port):
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", port))
+    server.listen(8)
+    while True:
+        connection, _ = server.accept()
+        with connection, connection.makefile("rw") as stream:
+            serve(stream, stream)
+
+
 def main(argv):
     global WORKSPACE
     if "--workspace" in argv:
-        WORKSPACE = argv[argv.index("--workspace") + 1]
-    sys.stdout.write(PREFIX + json.dumps({"ok": True, "ready": True}) + "\n")
-    sys.stdout.flush()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            reply = {"ok": True, **handle(json.loads(line))}
-        except Exception as error:  # answered, never fatal: the child must report
-            reply = {"ok": False, "error": str(error)[:300]}
-        sys.stdout.write(PREFIX + json.dumps(reply, separators=(",", ":")) + "\n")
+        at = argv.index("--workspace")
+        WORKSPACE = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
+    if argv[:1] == ["tcp"]:
+        serve_tcp(int(argv[1]))
+    else:
+        sys.stdout.write(PREFIX + json.dumps({"ok": True, "ready": True}) + "\n")
         sys.stdout.flush()
+        serve(sys.stdin, sys.stdout)
 
 
 if __name__ == "__main__":
