@@ -2,7 +2,9 @@
  * Which scripted reply answers a request: stateless, from the request alone.
  *   1. the task: named by the URL prefix /t/<task-id>/, else the first task whose prompt_contains
  *      is in the prompt, else the only task without prompt_contains;
- *   2. no tools in the request (title/summary side call) → the script's side_reply text;
+ *   2. no tools in the request: Harbor terminus-2's JSON protocol when its prompt asks for it
+ *      (terminus.ts: the turn is the assistant messages so far, the reply a JSON command batch);
+ *      otherwise a title/summary side call → the script's side_reply text;
  *   3. otherwise turn = number of tool results so far; a shell turn becomes a call of the
  *      request's own shell tool, a text turn the final text — or, when the prompt carries
  *      mini-swe-agent's submit marker, its submit tool call (mini ends only on that), and when
@@ -13,6 +15,7 @@ import { MINI_SUBMIT_MARKER, type ModelScript, type ScriptTask } from './script.
 import type { RequestView } from './request-view.ts';
 import { buildShellCall, ToolMismatchError } from './shell-tool.ts';
 import { buildNamedCall, finishCall } from './named-tool.ts';
+import { terminusContent, terminusFormat, terminusTurn, TerminusTurnError } from './terminus.ts';
 
 export type ReplyKind = 'tool' | 'text' | 'submit' | 'side' | 'fail';
 
@@ -79,8 +82,30 @@ function chooseTask(script: ModelScript, view: RequestView, pathTask: string | n
   );
 }
 
+function failDecision(script: ModelScript, task: ScriptTask, index: number, turn: { fail: number; message?: string; retry: boolean }): Decision {
+  const message = turn.message ?? `scripted failure (script "${script.id}" task "${task.id}" turn ${index})`;
+  return { taskId: task.id, turn: index, reply: { kind: 'fail', status: turn.fail, message, retry: turn.retry }, tokens: 0 };
+}
+
+/** terminus-2 (no tools): a shell turn is a JSON command batch, the final text turn `task_complete: true` (terminus.ts). */
+function decideTerminus(script: ModelScript, task: ScriptTask, view: RequestView, format: 'json' | 'xml'): Decision {
+  let at;
+  try {
+    at = terminusTurn(task, view, format);
+  } catch (error) {
+    if (error instanceof TerminusTurnError) throw new ScriptReplyError(error.category, `script "${script.id}": ${error.message}`, task.id, error.turn);
+    throw error;
+  }
+  const { index, turn } = at;
+  if ('fail' in turn) return failDecision(script, task, index, turn);
+  const text = terminusContent(turn, index);
+  return { taskId: task.id, turn: index, reply: { kind: 'text', text }, tokens: turn.tokens ?? defaultTokens(text) };
+}
+
 export function decide(script: ModelScript, view: RequestView, pathTask: string | null): Decision {
   const task = chooseTask(script, view, pathTask);
+  const terminus = terminusFormat(view);
+  if (terminus) return decideTerminus(script, task, view, terminus);
   if (view.tools.length === 0) {
     return { taskId: task.id, turn: null, reply: { kind: 'side', text: script.side_reply }, tokens: defaultTokens(script.side_reply) };
   }
@@ -98,10 +123,7 @@ export function decide(script: ModelScript, view: RequestView, pathTask: string 
     if (error instanceof ToolMismatchError) throw new ScriptReplyError('tool_mismatch', `script "${script.id}" task "${task.id}" turn ${index}: ${error.message}`, task.id, index);
     throw error;
   };
-  if ('fail' in turn) {
-    const message = turn.message ?? `scripted failure (script "${script.id}" task "${task.id}" turn ${index})`;
-    return { taskId: task.id, turn: index, reply: { kind: 'fail', status: turn.fail, message, retry: turn.retry }, tokens: 0 };
-  }
+  if ('fail' in turn) return failDecision(script, task, index, turn);
   if ('shell' in turn) {
     let call;
     try {

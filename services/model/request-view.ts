@@ -17,6 +17,8 @@ export interface RequestView {
   model: string;
   tools: ToolSpec[];
   toolResults: number;
+  /** Assistant messages the conversation already holds: the turn index of agents that offer no tools (terminus.ts). */
+  assistantTurns: number;
   /** System, instruction and user/assistant text (tool outputs excluded), for task matching. */
   promptText: string;
   /** Chat Completions `stream_options.include_usage`. */
@@ -48,43 +50,49 @@ function responsesView(body: Json): Omit<RequestView, 'protocol' | 'stream' | 'm
   const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
   const texts: string[] = typeof body.instructions === 'string' ? [body.instructions] : [];
   let toolResults = 0;
+  let assistantTurns = 0;
   for (const item of input) {
     if (!isObject(item)) continue;
     const type = typeof item.type === 'string' ? item.type : 'message';
     // function_call_output, custom_tool_call_output, local_shell_call_output: one per executed call
     if (type.endsWith('_call_output')) toolResults += 1;
     else if (type === 'message') texts.push(textOf(item.content));
+    if (type === 'message' && item.role === 'assistant') assistantTurns += 1;
   }
   const tools: ToolSpec[] = [];
   for (const tool of Array.isArray(body.tools) ? body.tools : []) {
     if (isObject(tool) && tool.type === 'function' && typeof tool.name === 'string') tools.push({ name: tool.name, schema: schemaOf(tool.parameters) });
   }
-  return { tools, toolResults, promptText: texts.join('\n') };
+  return { tools, toolResults, assistantTurns, promptText: texts.join('\n') };
 }
 
 function chatView(body: Json): Omit<RequestView, 'protocol' | 'stream' | 'model' | 'includeUsage'> {
   if (!Array.isArray(body.messages)) throw new BadRequestError('a Chat Completions request needs a `messages` array');
   const texts: string[] = [];
   let toolResults = 0;
+  let assistantTurns = 0;
   for (const message of body.messages) {
     if (!isObject(message)) continue;
     if (message.role === 'tool' || message.role === 'function') toolResults += 1;
     else texts.push(textOf(message.content));
+    if (message.role === 'assistant') assistantTurns += 1;
   }
   const tools: ToolSpec[] = [];
   for (const tool of Array.isArray(body.tools) ? body.tools : []) {
     const fn = isObject(tool) ? tool.function : undefined;
     if (isObject(fn) && typeof fn.name === 'string') tools.push({ name: fn.name, schema: schemaOf(fn.parameters) });
   }
-  return { tools, toolResults, promptText: texts.join('\n') };
+  return { tools, toolResults, assistantTurns, promptText: texts.join('\n') };
 }
 
 function anthropicView(body: Json): Omit<RequestView, 'protocol' | 'stream' | 'model' | 'includeUsage'> {
   if (!Array.isArray(body.messages)) throw new BadRequestError('an Anthropic Messages request needs a `messages` array');
   const texts: string[] = [textOf(body.system)];
   let toolResults = 0;
+  let assistantTurns = 0;
   for (const message of body.messages) {
     if (!isObject(message)) continue;
+    if (message.role === 'assistant') assistantTurns += 1;
     if (Array.isArray(message.content)) {
       for (const block of message.content) if (isObject(block) && block.type === 'tool_result') toolResults += 1;
     }
@@ -94,7 +102,7 @@ function anthropicView(body: Json): Omit<RequestView, 'protocol' | 'stream' | 'm
   for (const tool of Array.isArray(body.tools) ? body.tools : []) {
     if (isObject(tool) && typeof tool.name === 'string') tools.push({ name: tool.name, schema: schemaOf(tool.input_schema) });
   }
-  return { tools, toolResults, promptText: texts.filter((text) => text !== '').join('\n') };
+  return { tools, toolResults, assistantTurns, promptText: texts.filter((text) => text !== '').join('\n') };
 }
 
 /** Parse a generation request body; throws BadRequestError with a reason when it is not one. */
