@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { StateProgram } from '../../executors/checkpoint/mechanism.ts';
-import { HOST_PYTHON } from '../../executors/checkpoint/host-mechanism.ts';
+import { lineRelay } from '../../executors/checkpoint/container-relay.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 
 export const STATE_SCRIPT = join(PROJECT_ROOT, 'experiments', 'checkpoint', 'state_server.py');
@@ -42,7 +42,7 @@ export const stateProgram: StateProgram = {
     argv: ['/usr/bin/python3', '-u', join(workspace, SCRIPT_IN_WORKSPACE), 'tcp', String(port), '--workspace', workspace],
     env: { SANDBENCH_WORKSPACE: workspace, PYTHONDONTWRITEBYTECODE: '1' },
   }),
-  relay: (port) => ({ argv: [HOST_PYTHON, '-u', STATE_SCRIPT, 'relay', String(port)], env: { PYTHONDONTWRITEBYTECODE: '1' } }),
+  relay: (port) => lineRelay(port, ANSWER_PREFIX),
   answerPrefix: ANSWER_PREFIX,
 };
 

@@ -3,8 +3,7 @@ and a counter) plus the tools to edit the workspace, answering one JSON request 
 
   state_server.py stdio [--workspace DIR]   requests on stdin, answers on stdout (staged, host, VMs, pvisor)
   state_server.py tcp PORT     listens on 127.0.0.1:PORT inside the sandbox's network namespace (containers)
-  state_server.py relay PORT   host side of `tcp`: run inside the container's netns (nsenter -n), copies
-                               stdin lines to the server and answers back; retries until it answers
+  (the host reaches `tcp` through executors/checkpoint/line_relay.py, run in the container's netns)
 
 Answers are one line `STATE {json}` below 200 characters: the VM serial console splits longer lines.
 Python 3 standard library only (the task image has python3, nothing else).
@@ -134,34 +133,6 @@ def serve_tcp(state, port):
                     stream.flush()
 
 
-def relay(port, deadline_s=60.0):
-    end = time.time() + deadline_s
-    while True:
-        try:
-            connection = socket.create_connection(("127.0.0.1", port), timeout=5)
-            break
-        except OSError:
-            if time.time() > end:
-                sys.stderr.write(f"relay: nothing answers on 127.0.0.1:{port}\n")
-                sys.exit(3)
-            time.sleep(0.005)
-    connection.settimeout(None)
-    stream = connection.makefile("rw")
-    sys.stdout.write(PREFIX + json.dumps({"ok": True, "ready": True, "relay": True}) + "\n")
-    sys.stdout.flush()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        stream.write(line if line.endswith("\n") else line + "\n")
-        stream.flush()
-        reply = stream.readline()
-        if not reply:
-            sys.stderr.write("relay: the server closed the connection\n")
-            sys.exit(4)
-        sys.stdout.write(reply)
-        sys.stdout.flush()
-
-
 def main(argv):
     global WORKSPACE
     # --workspace DIR beats the environment: some sandboxes (pVisor) do not pass the environment on.
@@ -169,9 +140,6 @@ def main(argv):
         at = argv.index("--workspace")
         WORKSPACE = argv[at + 1]
         argv = argv[:at] + argv[at + 2:]
-    if len(argv) >= 1 and argv[0] == "relay":
-        relay(int(argv[1]))
-        return
     state = State()
     if len(argv) >= 2 and argv[0] == "tcp":
         serve_tcp(state, int(argv[1]))
