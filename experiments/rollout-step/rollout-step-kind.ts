@@ -3,8 +3,9 @@
  * rollout attempt, as in the rollout kind, whose attempt pipeline (task sets, solvability pre-pass,
  * model service, agent, scoring, records) it reuses; cells = arm × prefix strategy × group size K,
  * and a cell run is `steps` steps of B tasks × K attempts under a stand-in trainer
- * (step-run.ts). The first attempt of a cell run starts the whole series; every attempt of it
- * returns its record once the series is done.
+ * (step-run.ts). Each attempt runs as the rollout kind's tries (retries, injected faults, reward
+ * dedup: the spec fields and semantics of rollout's, docs/rollout-cost.md). The first attempt of a
+ * cell run starts the whole series; every attempt of it returns its record once the series is done.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -19,13 +20,15 @@ import { baseRecord } from '../trial-experiment.ts';
 import { parseRolloutArm } from '../rollout/rollout-arms.ts';
 import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs, withScoringArm, type RolloutInputs } from '../rollout/rollout-inputs.ts';
 import type { RolloutSpec } from '../rollout/rollout-spec.ts';
+import { withModelErrorTasks } from '../rollout/fault-injection.ts';
+import { RewardCache, rewardCacheFor } from '../rollout/reward-cache.ts';
 import { forkUnavailableReason } from './prefix-fork.ts';
 import { rolloutStepKindAnalysis } from './rollout-step-analysis.ts';
-import { buildRolloutStepPlan, groupAssignment, stepAttemptParams, stepCellRunKey } from './rollout-step-plan.ts';
+import { buildRolloutStepPlan, groupAssignment, matchedAttemptIndex, stepAttemptParams, stepCellRunKey } from './rollout-step-plan.ts';
 import { stepRecord, unavailableRecord, type StepCoordinates } from './rollout-step-record.ts';
 import { attemptOptions, rolloutStepOptions, rolloutStepSection, type RolloutStepSpec } from './rollout-step-spec.ts';
-import { stepFigures } from './step-figures.ts';
-import { runSteps, type StepAttempt } from './step-run.ts';
+import { stepFigures, type StepSpan } from './step-figures.ts';
+import { runSteps, type StepAttempt, type StepAttemptOutcome } from './step-run.ts';
 
 interface RunState extends Omit<RolloutInputs, 'invalidTasks'> {
   options: RolloutStepSpec;
@@ -33,6 +36,8 @@ interface RunState extends Omit<RolloutInputs, 'invalidTasks'> {
   /** Tasks the pre-pass proved unsolvable: a step with one of them in a group is not run. */
   invalidTasks: Set<string>;
   cells: Map<string, Promise<Map<string, TrialRecord>>>;
+  /** reward_dedup: run — one cache across the run's cells. */
+  rewardCache: RewardCache | null;
 }
 
 const scoringArmOf = (options: RolloutStepSpec) => ({ backend: options.scoring_backend, variant: null });
@@ -53,7 +58,8 @@ export function createRolloutStepExperiment(): Experiment {
       const options = rolloutStepOptions(ctx.spec);
       const attempt = attemptOptions(options);
       const inputs = await prepareRolloutInputs({ ctx, section: 'rollout_step', options: attempt, scoringArm: scoringArmOf(options), agentScript: BUILTIN_AGENT_SCRIPT });
-      state = { ...inputs, options, attempt, invalidTasks: new Set(inputs.invalidTasks.keys()), cells: new Map() };
+      const script = withModelErrorTasks(inputs.script, attempt.faults);
+      state = { ...inputs, script, options, attempt, invalidTasks: new Set(inputs.invalidTasks.keys()), cells: new Map(), rewardCache: attempt.reward_dedup === 'run' ? new RewardCache('run') : null };
     },
     async runTrial(planned, ctx) {
       if (!state) throw new Error('rollout-step kind: runTrial before prepare');
@@ -78,9 +84,19 @@ function stepAttempts(planned: PlannedTrial[], ctx: ExperimentContext, state: Ru
     .map((trial) => {
       const p = stepAttemptParams(trial);
       const { taskIndex, path } = groupAssignment(ctx.spec.seed, state.options.tasks_per_step, p.step, p.slot, p.member, state.taskSet.tasks.length, state.options.wrong_fraction);
-      return { trialId: trial.trial_id, index: trial.position, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path: oracle ? ('right' as const) : path, step: p.step, slot: p.slot, member: p.member };
+      const index = matchedAttemptIndex(state.options.tasks_per_step, p.step, p.slot, p.member);
+      return { trialId: trial.trial_id, index, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path: oracle ? ('right' as const) : path, step: p.step, slot: p.slot, member: p.member };
     })
     .sort((a, b) => a.step - b.step || a.slot - b.slot || a.member - b.member);
+}
+
+/**
+ * An attempt's span in its step: from its first try's start (the step waited for every try) to its
+ * last try's end; its wall in the group is its last try's (a retried attempt counts once).
+ */
+function stepSpan(o: StepAttemptOutcome, cellStart: bigint): StepSpan {
+  const start = o.tries?.[0]?.result.stamps.start ?? o.result.stamps.start;
+  return { step: o.attempt.step, slot: o.attempt.slot, startMs: Number(start - cellStart) / 1e6, endMs: Number(o.result.stamps.end - cellStart) / 1e6, wallMs: o.phases.wall_ms, valid: o.category === null && o.result.outcome === 'ok' };
 }
 
 async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: RunState): Promise<Map<string, TrialRecord>> {
@@ -108,8 +124,9 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
       steps: Math.max(...attempts.map((a) => a.step)) + 1, concurrency: state.options.concurrency, poolSize: state.options.pool_size, trainer: state.options.trainer,
       capacity: state.options.model, attempts, script: state.script, journalPath: join(ctx.bundleDir, MODEL_JOURNAL_FILE), support: state.support,
       layer: arm.cli ? state.layers.get(arm.cli.name) ?? null : null, options: state.attempt, timeoutMs: ctx.spec.timeout,
+      seed: ctx.spec.seed, rewardCache: rewardCacheFor(state.attempt.reward_dedup, state.rewardCache),
     });
-    const figures = stepFigures(result.outcomes.map((o) => ({ step: o.attempt.step, slot: o.attempt.slot, startMs: Number(o.result.stamps.start - result.cell.tStartNs) / 1e6, endMs: Number(o.result.stamps.end - result.cell.tStartNs) / 1e6, wallMs: o.phases.wall_ms, valid: o.category === null && o.result.outcome === 'ok' })));
+    const figures = stepFigures(result.outcomes.map((o) => stepSpan(o, result.cell.tStartNs)));
     for (const outcome of result.outcomes) {
       records.set(outcome.attempt.trialId, stepRecord({
         base: baseRecord(ctx, byId.get(outcome.attempt.trialId)!), outcome, run: result, step: figures.find((f) => f.step === outcome.attempt.step)!,

@@ -55,11 +55,19 @@ export function stepCellRunKey(planned: PlannedTrial): string {
   return `${planned.block}:${stepAttemptParams(planned).cell}`;
 }
 
+/**
+ * Member m of group (step s, slot b) as one index, the same in every cell and block of a run: its
+ * scripted path's draw and its injected faults' (fault-injection.ts), so every prefix strategy meets
+ * the same work and the same faults on the same matched attempt.
+ */
+export function matchedAttemptIndex(tasksPerStep: number, step: number, slot: number, member: number): number {
+  return (step * tasksPerStep + slot) * MEMBER_STRIDE + member;
+}
+
 /** The group (step s, slot b) of a cell run: its task and each member's scripted path, from the seed only. */
 export function groupAssignment(seed: number, tasksPerStep: number, step: number, slot: number, member: number, taskCount: number, wrongFraction: number): { taskIndex: number; path: AttemptPath } {
-  const group = step * tasksPerStep + slot;
-  const { taskIndex } = attemptAssignment(seed, group, taskCount, 0);
-  const { path } = attemptAssignment(seed, group * MEMBER_STRIDE + member, taskCount, wrongFraction);
+  const { taskIndex } = attemptAssignment(seed, step * tasksPerStep + slot, taskCount, 0);
+  const { path } = attemptAssignment(seed, matchedAttemptIndex(tasksPerStep, step, slot, member), taskCount, wrongFraction);
   return { taskIndex, path };
 }
 

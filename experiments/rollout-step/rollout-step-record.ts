@@ -80,6 +80,7 @@ export function stepRecord(input: StepRecordInput): TrialRecord {
       ...record.facts,
       ...coordinateFacts(input.at, outcome.attempt),
       pool_claim: outcome.poolClaim,
+      pool_entry: outcome.poolEntry,
       ...(outcome.fork ? { fork: outcome.fork } : {}),
       step_attempts: step.attempts,
       step_valid: step.valid,

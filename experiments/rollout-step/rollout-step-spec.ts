@@ -18,7 +18,11 @@ export type PrefixStrategy = (typeof PREFIX_STRATEGIES)[number];
 
 const distinct = <T>(what: string) => (list: readonly T[]) => new Set(list).size === list.length || `${what} is listed twice`;
 
-/** What one attempt needs from the rollout section: the task set, the agent's limits, scoring, budget. */
+/**
+ * What one attempt needs from the rollout section: the task set, the agent's limits, scoring, budget,
+ * and its tries (retries of infrastructure failures, injected faults, reward dedup, the rate card of
+ * rollout-cost.csv), with the rollout kind's semantics (docs/rollout-cost.md).
+ */
 const attemptFields = RolloutSpecSchema.pick({
   tasks: true,
   invalid_tasks: true,
@@ -34,6 +38,10 @@ const attemptFields = RolloutSpecSchema.pick({
   max_turns: true,
   tool_timeout: true,
   pss_interval: true,
+  retries: true,
+  faults: true,
+  reward_dedup: true,
+  rate_card: true,
 });
 
 export const TrainerSchema = z
@@ -138,6 +146,10 @@ export function attemptOptions(options: RolloutStepSpec): RolloutSpec {
     max_turns: options.max_turns,
     tool_timeout: options.tool_timeout,
     ...(options.pss_interval === undefined ? {} : { pss_interval: options.pss_interval }),
+    retries: options.retries,
+    ...(options.faults ? { faults: options.faults } : {}),
+    reward_dedup: options.reward_dedup,
+    ...(options.rate_card ? { rate_card: options.rate_card } : {}),
     attempts: options.tasks_per_step * Math.max(...options.group_size) * options.steps,
     attempts_by_backend: {},
     blocks: options.blocks,

@@ -7,7 +7,9 @@
  * where its starting state comes from differs (fresh, a claimed warm-pool sandbox, or a child forked
  * from its group's prepared parent: fork-group.ts). Measured
  * around the loop as in the rollout kind's cell: the harness's CPU, the baselines before and after,
- * the model journal's traffic per attempt.
+ * the model journal's traffic per attempt. Each attempt runs as its tries (the rollout kind's
+ * attempt-tries.ts: retries of infrastructure failures, injected faults, one cgroup per try, the
+ * reward cache): the worker holds its slot through the retries, so the step waits for them too.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +19,9 @@ import { treeDigest } from '../../executors/workspace-diff.ts';
 import { meterHelperCpu } from '../../executors/launch/helper-cpu.ts';
 import { startModelServiceProcess, } from '../../services/model/index.ts';
 import { readCellModelTraffic } from '../rollout/cell-model-traffic.ts';
-import { runAttempt, type AttemptResult } from '../rollout/rollout-attempt.ts';
+import { runAttempt } from '../rollout/rollout-attempt.ts';
+import { runAttemptTries } from '../rollout/attempt-tries.ts';
+import { tryCommand } from '../rollout/fault-injection.ts';
 import { commandFor, finalCategory, type CellAttempt, type CellAttemptOutcome, type CellInput, type CellResult } from '../rollout/rollout-cell.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } from '../rollout/rollout-phases.ts';
 import type { PrefixStrategy } from './rollout-step-spec.ts';
@@ -35,7 +39,7 @@ export interface StepAttempt extends CellAttempt {
 
 /** A rollout cell's inputs (rollout-cell.ts), with the step's own: its attempts, prefix, pool and trainer. */
 export interface StepRunInput
-  extends Pick<CellInput, 'run' | 'bundleDir' | 'cellRun' | 'scratchDir' | 'backend' | 'arm' | 'executor' | 'scoringExecutor' | 'concurrency' | 'capacity' | 'script' | 'journalPath' | 'support' | 'layer' | 'options' | 'timeoutMs'> {
+  extends Pick<CellInput, 'run' | 'bundleDir' | 'cellRun' | 'scratchDir' | 'backend' | 'arm' | 'executor' | 'scoringExecutor' | 'concurrency' | 'capacity' | 'script' | 'journalPath' | 'support' | 'layer' | 'options' | 'timeoutMs' | 'seed' | 'rewardCache'> {
   prefix: PrefixStrategy;
   steps: number;
   poolSize: number;
@@ -46,9 +50,11 @@ export interface StepRunInput
 
 export interface StepAttemptOutcome extends CellAttemptOutcome {
   attempt: StepAttempt;
-  /** warm-pool only: whether the claim found a ready sandbox of its task. */
+  /** warm-pool only: whether the attempt's claim (its first try's) found a ready sandbox of its task. */
   poolClaim: 'hit' | 'miss' | null;
-  /** fork only: the group's prepare and checkpoint, this child's restore and its run. */
+  /** warm-pool hit: the pooled sandbox claimed (a sandbox is claimed once, never returned to the pool). */
+  poolEntry: string | null;
+  /** fork only: the group's prepare and checkpoint, the last try's child's restore and its run. */
   fork: ForkPhases | null;
 }
 
@@ -113,7 +119,9 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
     return group;
   };
   const killers = new Set<() => void>();
+  let stopping = false;
   const killHandle = input.run.cleanup.register('process', `rollout-step cell ${input.cellRun}`, async () => {
+    stopping = true;
     trainer.abort();
     for (const kill of killers) kill();
     await pool?.close();
@@ -147,29 +155,52 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
 
   const runOne = async (attempt: StepAttempt, worker: number): Promise<Running> => {
     const scratchDir = join(input.scratchDir, attempt.attemptId);
+    // One claim per attempt, by its first try. A retry starts fresh: the pool's demand is the queue of
+    // unclaimed attempts, so a retry's claim would take the sandbox started for the next attempt.
     const claimed = pool?.claim(attempt.task) ?? null;
     pool?.replenish();
-    const cgroup = claimed ? { cgroup: claimed.cgroup, error: claimed.cgroupError } : childCgroup(budget, `a${attempt.step}-${attempt.slot}-${attempt.member}`);
-    const forked = mechanism ? forkedExecutor(input.executor, groupOf(attempt), cgroup.cgroup?.placement() ?? budget.placement()) : null;
-    const listeners: (() => void)[] = [];
-    const kill = () => listeners.forEach((listener) => listener());
-    killers.add(kill);
-    const result: AttemptResult = await runAttempt(
-      {
-        run: input.run, bundleDir: input.bundleDir, trialId: attempt.trialId, attemptId: attempt.attemptId, task: attempt.task, path: attempt.path, arm: input.arm, backend: input.backend,
-        executor: forked ?? (claimed ? claimedExecutor(input.executor, claimed) : input.executor),
-        scoringExecutor: input.scoringExecutor, scratchDir, candidateDir: join(scratchDir, 'candidate'),
-        budget: cgroup.cgroup?.placement() ?? budget.placement(), memoryCgroup: cgroup.cgroup, ...(cgroup.error ? { memoryCgroupError: cgroup.error } : {}),
-        command: commandFor(cellInput, attempt, service, agentTmp(scratchDir)),
-        timeoutMs: input.timeoutMs, scoringTimeoutMs: input.options.scoring_timeout, vmMemoryMiB: isVm ? input.options.vm_memory : null, cpus: input.options.budget_cpus,
-        retain: input.options.retain, pssIntervalMs: input.options.pss_interval ?? null,
-      },
-      { onKill: (listener) => listeners.push(listener) },
-    );
-    killers.delete(kill);
-    const oomKillsDuring = cgroup.cgroup?.oomKillCount() ?? 0;
-    await cgroup.cgroup?.destroy().catch((error) => result.notes.push(`attempt cgroup: ${(error as Error).message}`));
-    return { attempt, result, oomKillsDuring, worker, notes: [...result.notes], poolClaim: pool ? (claimed ? 'hit' : 'miss') : null, fork: forked?.phases() ?? null };
+    // A forked attempt holds its group through every try (each try restores a child of its own).
+    const group = mechanism ? groupOf(attempt) : null;
+    const command = commandFor(cellInput, attempt, service, agentTmp(scratchDir));
+    const name = `a${attempt.step}-${attempt.slot}-${attempt.member}`;
+    const fork: { last: ForkPhases | null } = { last: null };
+    try {
+      const tries = await runAttemptTries({
+        policy: input.options.retries, faults: input.options.faults, seed: input.seed ?? 0, attemptIndex: attempt.index, attemptId: attempt.attemptId, budget,
+        cgroupName: (tryIndex) => (tryIndex === 0 ? name : `${name}r${tryIndex}`),
+        // A hit runs in the cgroup its pooled sandbox started in: that start is charged to the attempt that uses it.
+        cgroupOf: (tryIndex) => (tryIndex === 0 && claimed ? { cgroup: claimed.cgroup, error: claimed.cgroupError } : undefined),
+        stopped: () => stopping,
+        runTry: async (t) => {
+          const placement = t.cgroup?.placement() ?? budget.placement();
+          const forked = group ? forkedExecutor(input.executor, group, placement) : null;
+          const listeners: (() => void)[] = [];
+          const kill = () => listeners.forEach((listener) => listener());
+          killers.add(kill);
+          try {
+            return await runAttempt(
+              {
+                run: input.run, bundleDir: input.bundleDir, trialId: attempt.trialId, attemptId: t.routeId, task: attempt.task, path: attempt.path, arm: input.arm, backend: input.backend,
+                executor: forked ?? (t.tryIndex === 0 && claimed ? claimedExecutor(input.executor, claimed) : input.executor),
+                scoringExecutor: input.scoringExecutor, scratchDir, candidateDir: join(scratchDir, 'candidate'),
+                budget: placement, memoryCgroup: t.cgroup, ...(t.cgroupError ? { memoryCgroupError: t.cgroupError } : {}),
+                command: tryCommand(command, t.routeId, t.fault),
+                timeoutMs: input.timeoutMs, scoringTimeoutMs: input.options.scoring_timeout, vmMemoryMiB: isVm ? input.options.vm_memory : null, cpus: input.options.budget_cpus,
+                retain: input.options.retain, pssIntervalMs: input.options.pss_interval ?? null, rewardCache: input.rewardCache ?? null,
+              },
+              { onKill: (listener) => listeners.push(listener), onLaunched: (running) => t.onLaunched(running) },
+            );
+          } finally {
+            killers.delete(kill);
+            fork.last = forked?.phases() ?? fork.last;
+          }
+        },
+      });
+      const last = tries[tries.length - 1]!;
+      return { attempt, result: last.result, oomKillsDuring: last.oomKills, worker, notes: [...last.result.notes], tries, poolClaim: pool ? (claimed ? 'hit' : 'miss') : null, poolEntry: claimed?.id ?? null, fork: fork.last };
+    } finally {
+      await group?.release().catch(() => undefined);
+    }
   };
 
   const worker = async (index: number) => {
@@ -220,10 +251,11 @@ async function forkMechanism(input: StepRunInput): Promise<CheckpointMechanism> 
 
 /** Join each attempt with its model traffic; the cell's figures as the rollout kind's record expects them. */
 function finish(input: StepRunInput, outcomes: Running[], baselineUnchanged: boolean, meter: { tStart: bigint; tEnd: bigint; cpu: NodeJS.CpuUsage; helper: { userMs: number; systemMs: number }; loadStart: number }): Pick<StepRunResult, 'cell' | 'outcomes'> {
-  const ids = new Set(input.attempts.map((a) => a.attemptId));
+  // Every try's traffic (retries use the model's capacity too); an attempt's own is its last try's.
+  const ids = new Set([...input.attempts.map((a) => a.attemptId), ...outcomes.flatMap((o) => (o.tries ?? []).map((t) => t.routeId))]);
   const { entries, byRoute: byAttempt, serviceError } = readCellModelTraffic(input.journalPath, ids);
   const final = outcomes.map((o): StepAttemptOutcome => {
-    const traffic = attemptTraffic(byAttempt.get(o.attempt.attemptId) ?? []);
+    const traffic = attemptTraffic(byAttempt.get(o.tries?.at(-1)?.routeId ?? o.attempt.attemptId) ?? []);
     const { category, note } = finalCategory(o.result, traffic, o.oomKillsDuring, baselineUnchanged);
     return { ...o, traffic, phases: attemptPhases(o.result.stamps, traffic), category, notes: note ? [...o.notes, note] : o.notes };
   });

@@ -47,6 +47,7 @@ describe('fork prefix on a real staged checkpoint', () => {
         const answer = (await candidate.read('answer.txt'))?.toString();
         const phases = view.phases();
         await view.finishTrial(attemptTrial);
+        await group.release(); // the attempt's last try is over
         return { exit, changed: [...candidate.changed].sort(), answer, phases, stdout: running.lines.map((l) => l.text) };
       }),
     );
