@@ -14,6 +14,8 @@ import { armLabel, type ArmRef, type TrialRecord } from '../../harness/journal/t
 import { median, medianOrderStatisticCi, MIN_PAIRS, P95_MIN_N, percentileInterval, quantile, seedFromString, unpairedReplicates, wilsonInterval } from '../../harness/stats/index.ts';
 import { quantileOrderStatisticCi } from '../../harness/stats/quantile-ci.ts';
 import type { PoolCounts } from './warm-pool.ts';
+import { costEvidence, costRows, costTable, ROLLOUT_COST_FILE, ROLLOUT_COST_HEADER } from '../rollout/sample-cost.ts';
+import { stepValidity, type CostControls, type StepValidity } from './step-validity.ts';
 
 export const ROLLOUT_STEP_FILE = 'rollout-step.csv';
 
@@ -28,6 +30,8 @@ export const ROLLOUT_STEP_HEADER = [
   'reward_mean', 'load_1m_start', 'load_1m_end',
   'fork_prepare_p50_ms', 'fork_checkpoint_p50_ms', 'fork_groups', 'fork_restore_p50_ms', 'fork_attempt_p50_ms', 'fork_children',
   'reward_parity_compared', 'reward_parity_agree',
+  'tries', 'retries', 'valid_rate', 'valid_rate_ci95_low', 'valid_rate_ci95_high', 'retries_per_valid', 'retries_per_valid_ci95_low', 'retries_per_valid_ci95_high',
+  'recovered_by_retry', 'faults_injected', 'faults_fired', 'retry_worker_s', 'retry_cpu_s', 'retry_cpu_share', 'dedup_lookups', 'dedup_hits', 'scoring_saved_s',
 ] as const;
 
 const SCENARIO = 'rl_step';
@@ -78,6 +82,8 @@ export interface StepCellSummary {
   fork: { prepare: number[]; checkpoint: number[]; restore: number[]; attempt: number[] } | null;
   /** Against fresh on the same arm and K: matched attempts (block, step, slot, member) both scored, and how many got the same reward. */
   rewardParity: { compared: number; agree: number } | null;
+  /** Valid samples, retries and their cost (step-validity.ts); null for a cell that never ran. */
+  validity: StepValidity | null;
 }
 
 interface ForkFacts {
@@ -120,7 +126,11 @@ export function rewardParity(fresh: readonly TrialRecord[], other: readonly Tria
 
 const cellOf = (record: TrialRecord) => String(record.facts.cell ?? record.trial_id);
 
-/** One record per step (its first valid one): the step's copies of a step metric are one value. */
+/**
+ * One record per step (the first that carries the metric): the step's copies of a step metric are
+ * one value. Every attempt that ran carries it, failed ones too, so a step whose attempts all failed
+ * keeps its time (a step is never dropped because its samples were lost).
+ */
 function perStep(records: readonly TrialRecord[], metric: string): number[] {
   const seen = new Map<string, number>();
   for (const record of records) {
@@ -161,7 +171,7 @@ function summarizeCell(cell: string, all: readonly TrialRecord[]): StepCellSumma
   const first = all[0]!;
   const ok = all.filter((r) => r.outcome === 'ok');
   const facts = first.facts;
-  const steps = perStep(ok, 'step_ms');
+  const steps = perStep(all, 'step_ms');
   const pool = poolCounts(all);
   const loads = all.map((r) => r.facts.load_average_1m as [number, number] | undefined).filter(defined);
   return {
@@ -181,17 +191,18 @@ function summarizeCell(cell: string, all: readonly TrialRecord[]): StepCellSumma
     notApplicable: typeof facts.prefix_unavailable === 'string' ? facts.prefix_unavailable : null,
     stepMs: steps,
     ...stepQuantiles(steps),
-    stragglers: perStep(ok, 'group_straggler_ratio'),
+    stragglers: perStep(all, 'group_straggler_ratio'),
     starts: ok.map((r) => num(r.metrics.start_ms)).filter(defined),
     saving: null,
     pool,
     poolHitCi: pool && pool.claims > 0 ? wilsonInterval(pool.hits, pool.claims) : null,
-    trainerWaits: perStep(ok, 'trainer_wait_ms'),
-    staleness: perStep(ok, 'staleness'),
+    trainerWaits: perStep(all, 'trainer_wait_ms'),
+    staleness: perStep(all, 'staleness'),
     reward: mean(ok.map((r) => num(r.metrics.reward)).filter(defined)),
     load: loads.length > 0 ? [loads[0]![0], loads.at(-1)![1]] : [null, null],
     fork: forkPhases(all),
     rewardParity: null,
+    validity: null,
   };
 }
 
@@ -211,10 +222,11 @@ export function savingVsFresh(fresh: readonly number[], other: readonly number[]
   return { ms, ci: { low: ci.low, high: ci.high } };
 }
 
-export function summarizeStepCells(records: readonly TrialRecord[], resamples: number, runId: string): StepCellSummary[] {
+export function summarizeStepCells(records: readonly TrialRecord[], resamples: number, runId: string, controls: CostControls = {}): StepCellSummary[] {
   const formal = records.filter((r) => !r.warmup);
   const cells = [...new Set(formal.map(cellOf))];
-  const summaries = cells.map((cell) => summarizeCell(cell, formal.filter((r) => cellOf(r) === cell)));
+  const validity = stepValidity(formal, controls, resamples, runId);
+  const summaries = cells.map((cell) => ({ ...summarizeCell(cell, formal.filter((r) => cellOf(r) === cell)), validity: validity.get(cell) ?? null }));
   for (const s of summaries) {
     if (s.prefix === 'fresh') continue;
     const fresh = summaries.find((other) => other.prefix === 'fresh' && other.arm === s.arm && other.groupSize === s.groupSize);
@@ -236,6 +248,16 @@ function csvRow(s: StepCellSummary): Cell[] {
     s.reward, s.load[0], s.load[1],
     p50(s.fork?.prepare), p50(s.fork?.checkpoint), s.fork?.prepare.length, p50(s.fork?.restore), p50(s.fork?.attempt), s.fork?.restore.length,
     s.rewardParity?.compared, s.rewardParity?.agree,
+    ...validityCells(s.validity),
+  ];
+}
+
+function validityCells(v: StepValidity | null): Cell[] {
+  if (!v) return Array.from({ length: 17 }, () => null);
+  const c = v.cost;
+  return [
+    c.tries, c.retries, c.validRate.value, c.validRate.ci?.low, c.validRate.ci?.high, c.retriesPerValid, v.retriesPerValidCi?.low, v.retriesPerValidCi?.high,
+    c.recoveredByRetry, c.faultsInjected, c.faultsFired, c.retryWorkerS, c.retryCpuS, c.retryCpuShare, c.dedup.lookups, c.dedup.hits, c.dedup.savedS,
   ];
 }
 
@@ -246,9 +268,12 @@ const ci = (interval: Interval | null | undefined, digits = 0) => (interval && i
 function stepTable(summaries: readonly StepCellSummary[]): Table {
   return {
     caption: 'RL steps per cell: step time P50/P95 [95% CI] over steps, the worst group straggler, start time and its saving against fresh, warm-pool hits, trainer wait and staleness',
-    header: ['cell', 'valid/planned', 'steps', 'step P50 ms', 'step P95 ms', 'straggler P50 (max)', 'start P50 ms', 'saving vs fresh ms', 'pool hits', 'trainer wait P50 ms', 'staleness mean (max)', 'fork prepare / checkpoint / restore P50 ms', 'reward parity vs fresh', 'failures / not applicable'],
+    header: ['cell', 'valid/planned', 'valid rate [CI]', 'retries/valid [CI]', 'steps', 'step P50 ms', 'step P95 ms', 'straggler P50 (max)', 'start P50 ms', 'saving vs fresh ms', 'pool hits', 'trainer wait P50 ms', 'staleness mean (max)', 'fork prepare / checkpoint / restore P50 ms', 'reward parity vs fresh', 'failures / not applicable'],
     rows: summaries.map((s) => [
-      s.cell, `${s.valid}/${s.planned}`, String(s.stepMs.length), `${f(s.stepP50)}${ci(s.stepP50Ci)}`, `${f(s.stepP95)}${ci(s.stepP95Ci)}`,
+      s.cell, `${s.valid}/${s.planned}`,
+      s.validity ? `${f(s.validity.cost.validRate.value, 3)}${ci(s.validity.cost.validRate.ci, 3)}` : '–',
+      s.validity ? `${f(s.validity.cost.retriesPerValid, 3)}${ci(s.validity.retriesPerValidCi, 3)}` : '–',
+      String(s.stepMs.length), `${f(s.stepP50)}${ci(s.stepP50Ci)}`, `${f(s.stepP95)}${ci(s.stepP95Ci)}`,
       s.stragglers.length > 0 ? `${median(s.stragglers).toFixed(2)} (${Math.max(...s.stragglers).toFixed(2)})` : '–',
       f(s.starts.length > 0 ? median(s.starts) : null), s.saving ? `${f(s.saving.ms)}${ci(s.saving.ci)}` : '–',
       s.pool ? `${s.pool.hits}/${s.pool.claims}${ci(s.poolHitCi, 2)}` : '–',
@@ -257,7 +282,7 @@ function stepTable(summaries: readonly StepCellSummary[]): Table {
       s.rewardParity ? `${s.rewardParity.agree}/${s.rewardParity.compared}` : '–',
       s.notApplicable ? `not applicable: ${s.notApplicable}` : s.failures || '–',
     ]),
-    footnote: `step P50 CI: order-statistic (binomial), needs ≥ 6 steps; P95 only with ≥ ${P95_MIN_N} steps; saving = median(fresh start) − median(this start), percentile bootstrap over attempts; pool hit CI: Wilson`,
+    footnote: `valid rate = valid ÷ planned attempts, Wilson CI; retries/valid: percentile bootstrap over attempts (a retried attempt counts once, its retries apart); step P50 CI: order-statistic (binomial), needs ≥ 6 steps; P95 only with ≥ ${P95_MIN_N} steps; saving = median(fresh start) − median(this start), percentile bootstrap over attempts; pool hit CI: Wilson`,
   };
 }
 
@@ -295,18 +320,41 @@ function evidenceRows(summaries: readonly StepCellSummary[], runId: string, cond
     if (s.pool && s.pool.claims > 0) rows.push({ ...base, topic: 'warm_pool', metric: 'pool_hit_rate', statistic: 'proportion', n: s.pool.claims, value: s.pool.hits / s.pool.claims, unit: 'fraction' });
     if (s.trainerWaits.length > 0) rows.push({ ...base, topic: 'async_trainer', metric: 'trainer_wait_ms', statistic: 'P50', n: s.trainerWaits.length, value: median(s.trainerWaits), unit: 'ms' });
     if (s.staleness.length > 0) rows.push({ ...base, topic: 'async_trainer', metric: 'staleness', statistic: 'mean', n: s.staleness.length, value: mean(s.staleness), unit: 'steps' });
+    if (s.validity) rows.push(...validityEvidence(s.validity, base));
   }
   return rows;
 }
 
+/** The valid-sample rate [Wilson] and retries per valid sample [bootstrap] of one cell (topic valid_samples). */
+function validityEvidence(v: StepValidity, base: Omit<EvidenceRow, 'topic' | 'metric' | 'statistic' | 'n' | 'value' | 'unit'>): EvidenceRow[] {
+  const c = v.cost;
+  const row = { ...base, topic: 'valid_samples', limitations: `${LIMITS}; ${c.valid} valid of ${c.attempts} attempts (${c.tries} tries); retries ${c.controls.retriesMax}, faults kill ${c.controls.kill} model ${c.controls.modelError}` };
+  const rows: EvidenceRow[] = [];
+  const push = (metric: string, unit: string, n: number, value: number | null, interval: { low: number; high: number } | null, statistic: string) => {
+    if (value === null) return;
+    rows.push({ ...row, metric, statistic, n, value, unit });
+    if (interval) rows.push({ ...row, metric, statistic: 'ci95_low', n, value: interval.low, unit }, { ...row, metric, statistic: 'ci95_high', n, value: interval.high, unit });
+  };
+  push('valid_sample_rate', 'fraction', c.attempts, c.validRate.value, c.validRate.ci, 'proportion');
+  push('retries_per_valid_sample', 'retries', c.attempts, c.retriesPerValid, v.retriesPerValidCi, 'ratio_of_sums');
+  return rows;
+}
+
+/** The rollout_step section's controls, for rollout-cost.csv's columns (resolved-spec.json keeps the section parsed). */
+const costControls = (spec: AnalysisInput['resolved']['spec']): CostControls => (spec as unknown as { rollout_step?: CostControls }).rollout_step ?? {};
+
 export function rolloutStepExtension(input: AnalysisInput): KindExtensionOutput {
   const spec = input.resolved.spec;
   const runId = input.resolved.run_id;
-  const summaries = summarizeStepCells(input.records, spec.resamples, runId);
+  const summaries = summarizeStepCells(input.records, spec.resamples, runId, costControls(spec));
+  const costs = summaries.map((s) => s.validity?.cost).filter(defined);
   return {
-    files: new Map([[ROLLOUT_STEP_FILE, toCsv(ROLLOUT_STEP_HEADER, summaries.map(csvRow))]]),
-    evidence: evidenceRows(summaries, runId, conditionOf(spec)),
-    tables: [stepTable(summaries)],
+    files: new Map([
+      [ROLLOUT_STEP_FILE, toCsv(ROLLOUT_STEP_HEADER, summaries.map(csvRow))],
+      [ROLLOUT_COST_FILE, toCsv(ROLLOUT_COST_HEADER, costRows(costs))],
+    ]),
+    evidence: [...evidenceRows(summaries, runId, conditionOf(spec)), ...costEvidence(costs, { scenario: SCENARIO, cohort: runId, condition: conditionOf(spec), limits: LIMITS })],
+    tables: [stepTable(summaries), costTable(costs)],
     charts: [stepChart(summaries)],
   };
 }
@@ -338,6 +386,6 @@ export const rolloutStepKindAnalysis: KindAnalysis = {
   pairOf: (record) => `${record.block}|${String(record.facts.step)}|${String(record.facts.group_slot)}|${String(record.facts.group_member)}`,
   groupOf: (record: TrialRecord): ArmRef => ({ backend: record.arm.backend, variant: record.arm.variant, label: stepGroupLabel(record) }),
   specArms: () => [],
-  files: [ROLLOUT_STEP_FILE],
+  files: [ROLLOUT_STEP_FILE, ROLLOUT_COST_FILE],
   extension: rolloutStepExtension,
 };
