@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { StepTrainer, type TrainerClock } from '../../experiments/rollout-step/step-trainer.ts';
 import { groupStraggler, stepFigures } from '../../experiments/rollout-step/step-figures.ts';
 import { rewardParity, savingVsFresh, summarizeStepCells, rolloutStepMetricDesign } from '../../experiments/rollout-step/rollout-step-analysis.ts';
+import { retriesPerValidInterval } from '../../experiments/rollout-step/step-validity.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 
 /** A clock the test advances: sleep resolves when the test moves time past its end. */
@@ -154,5 +155,20 @@ describe('rollout-step analysis', () => {
     // members 0 and 1 agree, 2 (fork 0, fresh 1) and 3 (fork 1, fresh 0) do not; slot 1 has no fresh match
     expect(cell.rewardParity).toEqual({ compared: 4, agree: 2 });
     expect(rewardParity(fresh, fresh)).toEqual({ compared: 4, agree: 4 });
+  });
+});
+
+describe('retries per valid sample', () => {
+  const tally = (retries: number, valid: boolean) => ({ retries, valid });
+  it('brackets the ratio of sums, is the same on a rerun, and is absent without a valid sample', () => {
+    const attempts = [tally(0, true), tally(1, true), tally(2, false), tally(0, true), tally(1, true), tally(0, false)];
+    const ci = retriesPerValidInterval(attempts, 500, 'run:cell');
+    expect(ci).not.toBeNull();
+    expect(ci!.low).toBeLessThanOrEqual(4 / 4);
+    expect(ci!.high).toBeGreaterThanOrEqual(4 / 4);
+    expect(ci!.low).toBeGreaterThanOrEqual(0);
+    expect(retriesPerValidInterval(attempts, 500, 'run:cell')).toEqual(ci);
+    expect(retriesPerValidInterval([tally(2, false), tally(2, false)], 500, 'run:cell')).toBeNull();
+    expect(retriesPerValidInterval([tally(0, true)], 500, 'run:cell')).toBeNull();
   });
 });
