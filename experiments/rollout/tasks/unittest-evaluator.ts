@@ -7,12 +7,12 @@
  * evaluatorError (infrastructure), never reward 0.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../../harness/errors.ts';
-import { copyEntries } from '../../../executors/workspace-diff.ts';
-import { PROJECT_ROOT } from '../../../harness/state-dir.ts';
+import { runHelper } from '../../../executors/launch/helper-command.ts';
+import { PROJECT_ROOT, stateDir } from '../../../harness/state-dir.ts';
 import { ROLLOUT_META_DIR, type CandidateFiles, type TaskEvaluator, type TaskScore } from '../task-contract.ts';
 import { gitIn } from './git.ts';
 import { patchedPaths } from './patch-files.ts';
@@ -66,7 +66,21 @@ function ignoredCandidatePath(path: string): boolean {
   return first === '.git' || first === ROLLOUT_META_DIR || first === SCORE_DIR || parts.includes('__pycache__') || path.endsWith('.pyc');
 }
 
+/** A regular file with no other link: overwriting it in place changes nothing else. */
+function isSoleRegularFile(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() && stat.nlink === 1;
+  } catch {
+    return false;
+  }
+}
+
 function copyEntry(from: string, to: string): void {
+  // A changed file over its baseline copy: overwritten in place (copyFile truncates and sets the
+  // source's mode), so the fixture disk allocates no inode for it; on this disk each allocation
+  // scans past recently deleted inodes while a campaign churns (docs/harness-scale.md).
+  if (lstatSync(from).isFile() && isSoleRegularFile(to)) return copyFileSync(from, to);
   rmSync(to, { recursive: true, force: true });
   mkdirSync(dirname(to), { recursive: true });
   const stat = lstatSync(from);
@@ -87,10 +101,13 @@ export function testDeadline(seconds: number | undefined): { timeoutSeconds?: nu
  * removed, changed files copied; absolute or escaping paths refused, sandbench's own and bytecode
  * ignored. Every evaluator stages its scoring workspace this way (harbor-evaluator.ts too).
  */
-export async function stageCandidateOverBaseline(baselineDir: string, dir: string, candidate: CandidateFiles): Promise<void> {
+export async function stageCandidateOverBaseline(baselineDir: string, dir: string, candidate: CandidateFiles, alongside: readonly string[] = []): Promise<void> {
   mkdirSync(dir, { recursive: true });
+  // `alongside`: prepared entries copied in the same request, in place of the baseline's of the same name.
+  const replaced = new Set(alongside.map((path) => basename(path)));
+  const sources = [...readdirSync(baselineDir).filter((name) => name !== '.git' && !replaced.has(name)).map((name) => join(baselineDir, name)), ...alongside];
   // One `cp -a` through the run's launcher (not an in-process walk: its CPU would land in the harness).
-  await copyEntries(baselineDir, readdirSync(baselineDir).filter((name) => name !== '.git'), dir);
+  if (sources.length > 0) await runHelper(['cp', '-a', '-t', dir, '--', ...sources]);
   for (const path of [...candidate.changed, ...candidate.deleted]) {
     const problem = candidatePathProblem(path);
     if (problem) throw new Error(`candidate path "${path}" ${problem}; refusing to stage it`);
@@ -109,6 +126,8 @@ export class UnittestEvaluator implements TaskEvaluator {
   readonly scoringArgv: readonly string[] = ['python3', '-I', '-B', `${SCORE_DIR}/score_runner.py`, `${SCORE_DIR}/tests.json`];
   private readonly runner: Buffer;
   private readonly tests: readonly TestRef[];
+  /** sha256 of everything the version names (logic, runner, tests, deadline, test patch). */
+  private readonly digest: string;
 
   constructor(private readonly config: UnittestEvaluatorConfig) {
     this.runner = readFileSync(SCORE_RUNNER_PATH);
@@ -120,6 +139,7 @@ export class UnittestEvaluator implements TaskEvaluator {
       .update(config.testPatch ?? '')
       .digest('hex');
     this.version = `${config.label}-unittest/1+${digest.slice(0, 16)}`;
+    this.digest = digest;
   }
 
   private get timeoutSeconds(): number {
@@ -135,14 +155,33 @@ export class UnittestEvaluator implements TaskEvaluator {
     return this.tests.map((test) => test.id);
   }
 
+  /**
+   * The scoring workspace's runner dir (score_runner.py, tests.json) is the same for every attempt of
+   * a task: it is written once, content-addressed by the version digest, and copied by the same
+   * `cp -a` as the baseline. Written per attempt, its dir and two files cost ≈ 1 ms of harness CPU on
+   * the fixture disk (three inode allocations; harness-steps, issue 33).
+   */
+  private scoreDirTemplate(): string {
+    const root = join(stateDir(), 'rollout-score-dirs', this.digest);
+    const template = join(root, SCORE_DIR);
+    if (existsSync(template)) return template;
+    // write-then-rename: a concurrent run never copies half a template
+    const partial = `${root}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+    mkdirSync(join(partial, SCORE_DIR), { recursive: true });
+    writeFileSync(join(partial, SCORE_DIR, 'score_runner.py'), this.runner);
+    writeFileSync(join(partial, SCORE_DIR, 'tests.json'), `${JSON.stringify({ tests: this.tests, timeout_s: this.timeoutSeconds }, null, 1)}\n`);
+    try {
+      renameSync(partial, root);
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      if (!existsSync(template)) throw error;
+    }
+    return template;
+  }
+
   async stageScoringWorkspace(dir: string, candidate: CandidateFiles): Promise<void> {
-    await stageCandidateOverBaseline(this.config.baselineDir, dir, candidate);
+    await stageCandidateOverBaseline(this.config.baselineDir, dir, candidate, [this.scoreDirTemplate()]);
     if (this.config.testPatch) await this.applyTestPatch(dir, this.config.testPatch);
-    const scoreDir = join(dir, SCORE_DIR);
-    rmSync(scoreDir, { recursive: true, force: true });
-    mkdirSync(scoreDir, { recursive: true });
-    writeFileSync(join(scoreDir, 'score_runner.py'), this.runner);
-    writeFileSync(join(scoreDir, 'tests.json'), `${JSON.stringify({ tests: this.tests, timeout_s: this.timeoutSeconds }, null, 1)}\n`);
   }
 
   /** As SWE-bench's harness: the test files go back to the base commit, then the test patch applies. */

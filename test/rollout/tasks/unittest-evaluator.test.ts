@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
@@ -100,6 +100,25 @@ describe('the unittest evaluator', () => {
     expect(readFileSync(join(staged.dir, SCORE_DIR, 'score_runner.py'), 'utf8')).toContain('sandbench rollout scoring runner');
     await expect(evaluator().stageScoringWorkspace(join(root, 'escape'), { dir: root, changed: ['../outside.py'], deleted: [] })).rejects.toThrow(/escapes the workspace/);
     await expect(evaluator().stageScoringWorkspace(join(root, 'absolute'), { dir: root, changed: [], deleted: ['/etc/passwd'] })).rejects.toThrow(/is absolute/);
+  });
+
+  it('the runner dir replaces a baseline\'s own; a changed file overwrites its copy, never the baseline or a hard-linked sibling', async () => {
+    const linked = tree(join(root, 'linked-baseline'), { ...Object.fromEntries(['calc/__init__.py', 'tests/__init__.py', 'tests/test_calc.py'].map((path) => [path, readFileSync(join(baseline, path), 'utf8')])), [`${SCORE_DIR}/stale.txt`]: 'stale' });
+    linkSync(join(linked, 'calc/__init__.py'), join(linked, 'calc/twin.py'));
+    const ev = evaluator({ baselineDir: linked });
+    const cand = candidate(FIXED);
+    chmodSync(join(cand.dir, 'calc/__init__.py'), 0o750);
+    const first = await score(ev, cand);
+    const second = await score(ev, cand);
+    for (const staged of [first, second]) {
+      expect(staged.score).toMatchObject({ reward: 1 });
+      expect(readdirSync(join(staged.dir, SCORE_DIR)).sort()).toEqual(['score_runner.py', 'tests.json']);
+      expect(readFileSync(join(staged.dir, 'calc/__init__.py'), 'utf8')).toBe(FIXED['calc/__init__.py']);
+      expect(statSync(join(staged.dir, 'calc/__init__.py')).mode & 0o777).toBe(0o750);
+      expect(readFileSync(join(staged.dir, 'calc/twin.py'), 'utf8')).toContain('return a - b');
+    }
+    expect(readFileSync(join(linked, 'calc/__init__.py'), 'utf8')).toContain('return a - b');
+    expect(JSON.parse(readFileSync(join(first.dir, SCORE_DIR, 'tests.json'), 'utf8')).tests).toHaveLength(2);
   });
 
   it('a test patch lands on the baseline test files, whatever the candidate did to them', async () => {
