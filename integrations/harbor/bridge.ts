@@ -32,6 +32,15 @@ const SERVER_IN_WORKSPACE = '.sandbench-harbor/server.py';
 const MARK = 'SBH ';
 /** What `pss_kib` covers: the tree the launch started (for podman/docker that is the client, not the container's processes). */
 const PSS_SCOPE = 'launched process tree (smaps_rollup; podman/docker: the client process only)';
+/**
+ * Debian packages every provider image carries beyond sandbench's defaults and the task's own
+ * `RUN apt-get install` list: Harbor's terminus-2 drives a tmux session through exec, and when
+ * `tmux -V` fails it installs tmux from the network at agent setup (terminus_2/tmux_session.py:99–200),
+ * which no sandbox has.
+ */
+const AGENT_PACKAGES = ['tmux'];
+/** How long the in-sandbox server gets to stop its own children (a tmux server) after stdin closes, before the kill. */
+const GRACEFUL_STOP_MS = 3000;
 /** Harbor's in-environment directories, mapped into the workspace (its workdir maps to the workspace itself). */
 const HARBOR_DIRS: readonly [string, string][] = [
   ['/logs', '.sandbench-harbor/logs'],
@@ -56,6 +65,12 @@ function parseFlags(argv: readonly string[]): Flags {
   const task = value('task');
   if (!backend || !task) throw new Error('usage: bridge.ts --backend B --task DIR [--journal FILE] [--timeout-s N]');
   return { backend, task: resolve(task), journal: resolve(value('journal') ?? 'sandbench-harbor-journal.jsonl'), timeoutMs: Number(value('timeout-s') ?? 3600) * 1000 };
+}
+
+/** The task image the provider runs: sandbench's default packages, the task Dockerfile's apt packages, and the agents' (tmux). */
+function providerImageSpec(taskPackages: readonly string[]) {
+  const defaults = ImageSpecSchema.parse({}).packages;
+  return ImageSpecSchema.parse({ packages: [...new Set([...defaults, ...taskPackages, ...AGENT_PACKAGES])] });
 }
 
 const msSince = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
@@ -110,7 +125,7 @@ async function main(): Promise<void> {
   if (!probe.available) throw new Error(`backend ${flags.backend} is unavailable: ${probe.reason ?? 'unknown reason'}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   const task = readHarborTaskDir(flags.task);
   const runId = newRunId(`harbor-env-${executor.backend}`);
-  const image = await ensureTaskImage(stateDir(), ImageSpecSchema.parse({}), log);
+  const image = await ensureTaskImage(stateDir(), providerImageSpec(task.dockerfile.packages), log);
   const releaseLock = acquireRunLock(stateDir(), runId);
   const cleanup = new CleanupRegistry(runId);
   const root = runScratchDir(stateDir(), runId);
@@ -140,11 +155,15 @@ async function main(): Promise<void> {
   try {
     await executor.prepare(run);
     const prepared = msSince(startedAt);
-    const stageStart = process.hrtime.bigint();
+    // The Dockerfile's COPY lines and prepare steps (pip, git clone, gcc) build this trial's workspace,
+    // inside Harbor's environment_setup: each step's time is journalled (Harbor records only the phase).
+    const buildStart = process.hrtime.bigint();
     mkdirSync(trial.trialDir, { recursive: true });
-    harborBaseline(task, trial.baselineWorkspace);
+    const prepareSteps = harborBaseline(task, trial.baselineWorkspace).map((step) => ({ dockerfile_line: step.line, command: step.command, ms: step.ms }));
     mkdirSync(join(trial.baselineWorkspace, dirname(SERVER_IN_WORKSPACE)), { recursive: true });
     copyFileSync(SERVER_SOURCE, join(trial.baselineWorkspace, SERVER_IN_WORKSPACE));
+    const built = msSince(buildStart);
+    const stageStart = process.hrtime.bigint();
     await executor.stageWorkspace(trial);
     const staged = msSince(stageStart);
     const mapping = [...HARBOR_DIRS, [task.workdir, '.']];
@@ -155,7 +174,7 @@ async function main(): Promise<void> {
     const first = await Promise.race([channel.ready.then((ready) => ({ ready })), ended]);
     if ('ended' in first) throw new Error(`the in-sandbox server ended before it was ready (exit ${first.ended.exitCode}; ${running.lines.slice(-3).map((l) => l.text).join(' | ')})`);
     const pss = () => (running ? treePssKiB(running.rootPids()).pssKiB : null);
-    journal({ op: 'start', prepare_ms: prepared, stage_ms: staged, launch_to_ready_ms: msSince(launchStart), total_ms: msSince(startedAt), pss_kib: pss(), pss_scope: PSS_SCOPE, task: task.dir, run_id: runId, image: image.digest });
+    journal({ op: 'start', prepare_ms: prepared, workspace_ms: built, prepare_steps: prepareSteps, stage_ms: staged, launch_to_ready_ms: msSince(launchStart), total_ms: msSince(startedAt), pss_kib: pss(), pss_scope: PSS_SCOPE, task: task.dir, run_id: runId, image: image.digest });
     reply({ ok: true, op: 'start', workspace: first.ready.workspace, run_id: runId });
 
     const lines = createInterface({ input: process.stdin });
@@ -171,6 +190,8 @@ async function main(): Promise<void> {
     }
     const stopStart = process.hrtime.bigint();
     running.closeStdin();
+    // The server stops what it started (a tmux server outlives its client) on end of input; then the kill.
+    await Promise.race([running.exit, new Promise((done) => setTimeout(done, GRACEFUL_STOP_MS).unref())]);
     const failures = await release();
     running = null;
     journal({ op: 'teardown', ms: msSince(stopStart), failures });

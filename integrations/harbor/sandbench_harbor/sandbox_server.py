@@ -13,9 +13,11 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 
 WORKSPACE = os.getcwd()
@@ -97,12 +99,30 @@ def do_get(req):
 OPS = {"exec": do_exec, "put": do_put, "get": do_get}
 
 
+def private_tmux():
+    """A tmux server of this trial's own (Harbor's terminus-2 starts one through exec).
+
+    tmux daemonizes out of the launched process tree, and its default socket (/tmp/tmux-UID) is the
+    host's own on the host backend, so every exec gets a private TMUX_TMPDIR, and stop_tmux ends
+    that server when the bridge closes our input.
+    """
+    os.environ["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="sbh-tmux-")
+
+
+def stop_tmux():
+    directory = os.environ["TMUX_TMPDIR"]
+    if shutil.which("tmux") and os.listdir(directory):
+        subprocess.run(["tmux", "kill-server"], capture_output=True, timeout=10)
+    shutil.rmtree(directory, ignore_errors=True)
+
+
 def main():
     for _, path in MAPPINGS:
         os.makedirs(path, exist_ok=True)
     # Harbor's output directories exist from the start in its own providers (harbor/models/trial/paths.py).
     for sub in ("agent", "verifier", "artifacts"):
         os.makedirs(os.path.join(TABLE["/logs"], sub), exist_ok=True)
+    private_tmux()
     print("SBH " + json.dumps({"ready": True, "workspace": WORKSPACE, "pid": os.getpid()}), flush=True)
     for line in sys.stdin:
         req = json.loads(line)
@@ -113,6 +133,7 @@ def main():
             reply = {"error": f"{type(error).__name__}: {error}"}
         reply.update({"id": req["id"], "in_sandbox_ms": (time.monotonic() - started) * 1000})
         print("SBH " + json.dumps(reply), flush=True)
+    stop_tmux()
 
 
 if __name__ == "__main__":
