@@ -5,13 +5,14 @@
  * scripts/build-harbor-venv.sh (PyPI only; ~350 MB, 25–90 s here). Also checks that the
  * result.json a rollout writes for a Harbor attempt validates as Harbor's own TrialResult.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { harborTrialResult } from '../../experiments/rollout/harbor-result.ts';
+import { harborTrials, harborVenv, HARBOR_OFFLINE_ENV } from '../support/harbor-run.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const root = tempDir('sandbench-harbor-provider-');
@@ -19,49 +20,19 @@ const TASKS = join(PROJECT_ROOT, 'test', 'fixtures', 'harbor-tasks');
 let venv = '';
 
 beforeAll(async () => {
-  const built = await execa(join(PROJECT_ROOT, 'scripts', 'build-harbor-venv.sh'), [], { reject: false, timeout: 600_000 });
-  if (built.exitCode !== 0) throw new Error(`scripts/build-harbor-venv.sh failed: ${String(built.stderr).slice(-600)}`);
-  venv = String(built.stdout).trim().split('\n').at(-1)!;
+  venv = await harborVenv();
 }, 660_000);
-
-interface TrialOutcome {
-  task: string;
-  reward: number | null;
-  exception: string | null;
-  verifierMs: number | null;
-  journal: { op: string; ms: number; command?: string | null; pss_kib?: number | null }[];
-}
-
-function trialsOf(jobsDir: string): TrialOutcome[] {
-  const [job] = readdirSync(jobsDir);
-  const jobDir = join(jobsDir, job!);
-  return readdirSync(jobDir)
-    .filter((name) => existsSync(join(jobDir, name, 'result.json')))
-    .map((name) => {
-      const result = JSON.parse(readFileSync(join(jobDir, name, 'result.json'), 'utf8'));
-      const journalPath = join(jobDir, name, 'sandbench-journal.jsonl');
-      const verifier = result.verifier ? Date.parse(result.verifier.finished_at) - Date.parse(result.verifier.started_at) : null;
-      return {
-        task: result.task_name,
-        reward: result.verifier_result?.rewards?.reward ?? null,
-        exception: result.exception_info?.exception_message ?? null,
-        verifierMs: verifier,
-        journal: existsSync(journalPath) ? readFileSync(journalPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line)) : [],
-      };
-    })
-    .sort((a, b) => a.task.localeCompare(b.task));
-}
 
 describe('harbor run -e sandbench_harbor:SandbenchEnvironment', () => {
   it("gives Harbor's oracle reward 1.0 on the solvable fixtures and 0 on the broken solution, journalling every operation", async () => {
     const jobs = join(root, 'jobs');
     const run = await execa(join(venv, 'bin', 'harbor'), ['run', '-p', TASKS, '-a', 'oracle', '-e', 'sandbench_harbor:SandbenchEnvironment', '--ek', 'backend=staged', '-y', '-o', jobs, '-n', '3'], {
-      env: { HARBOR_TELEMETRY: '0', LITELLM_LOCAL_MODEL_COST_MAP: 'True' },
+      env: HARBOR_OFFLINE_ENV,
       reject: false,
       timeout: 300_000,
     });
     expect(run.exitCode, String(run.stdout).slice(-1500)).toBe(0);
-    const trials = trialsOf(jobs);
+    const trials = harborTrials(jobs);
     expect(trials.map((t) => [t.task, t.reward, t.exception])).toEqual([
       ['sandbench/broken-solution', 0, null],
       ['sandbench/count-words', 1, null],
@@ -70,13 +41,15 @@ describe('harbor run -e sandbench_harbor:SandbenchEnvironment', () => {
     for (const trial of trials) {
       const ops = trial.journal.map((entry) => entry.op);
       expect(ops[0], trial.task).toBe('start');
+      expect(trial.journal[0]!.prepare_steps, trial.task).toEqual([]); // the fixtures' Dockerfiles have no prepare step
       expect(ops.at(-1), trial.task).toBe('teardown');
       expect(ops.filter((op) => op === 'exec').length).toBeGreaterThanOrEqual(2);
       expect(trial.journal.every((entry) => entry.op === 'teardown' || (entry.pss_kib ?? 0) > 0)).toBe(true);
       // Cross-check: the test.sh exec sandbench timed lies inside Harbor's verifier phase (Harbor's clock has ms resolution).
       const testExec = trial.journal.find((entry) => entry.op === 'exec' && entry.command?.includes('/tests/test.sh') && !entry.command.startsWith('chmod'));
       expect(testExec, trial.task).toBeDefined();
-      expect(testExec!.ms).toBeLessThanOrEqual(trial.verifierMs! + 2);
+      const verifier = trial.phases.verifier!;
+      expect(testExec!.ms).toBeLessThanOrEqual(verifier.endMs - verifier.startMs + 2);
     }
   }, 420_000);
 
