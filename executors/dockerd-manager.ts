@@ -195,8 +195,13 @@ interface LeaseFile {
   holderPid: number;
 }
 
+/** Leases taken by this process so far: two holders of one run in one process (the docker executor
+ *  and the docker checkpoint mechanism of a fork cell) each get a file, so one's release cannot
+ *  stop the daemon under the other. */
+let leasesTaken = 0;
+
 function leaseName(runId: string): string {
-  return `${runId}.${process.pid}.json`.replace(/[^a-zA-Z0-9_.-]/g, '-');
+  return `${runId}.${process.pid}.${++leasesTaken}.json`.replace(/[^a-zA-Z0-9_.-]/g, '-');
 }
 
 /** Live leases (files of dead holders are deleted on the way). */

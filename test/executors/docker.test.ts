@@ -105,4 +105,13 @@ describe.skipIf(!probe.available)('docker executor', () => {
       expect(isAlive(pid)).toBe(false);
     }
   }, 120_000);
+
+  it.skipIf(external)('two holders of one run in one process (executor and checkpoint mechanism): one release leaves the daemon to the other', async () => {
+    const options = { stateDir: prepared.test.run.stateDir, runId: prepared.test.run.runId, cli: dockerCli(), log: () => undefined };
+    const first = await acquireDockerd(options);
+    const second = await acquireDockerd(options);
+    expect(await first.release()).toBe(false);
+    expect(await engineAnswers(dockerCli(), second.host)).toBe(true);
+    await second.release();
+  }, 120_000);
 });
