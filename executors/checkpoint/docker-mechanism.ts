@@ -13,6 +13,11 @@
  * the image + the parent's /workspace + its processes: files the parent changed outside /workspace
  * are not carried (recorded in the image facts). The host reaches the server through a relay run
  * in the container's netns (nsenter -n).
+ *
+ * It honours MechanismTrial.attach: the parent's configuration, which every child is created with,
+ * carries the attempt's read-only mounts, the model-service socket and the docker executor's
+ * environment; each container gets the cgroup parent of the trial it is made for (a child its own
+ * attempt's), since a child is a `docker create` of its own.
  */
 import { execa } from 'execa';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -21,7 +26,7 @@ import { join } from 'node:path';
 import type { ProbeResult, RunContext } from '../../harness/contracts/executor.ts';
 import { RUN_LABEL, type ResourceHandle } from '../../harness/run/cleanup-registry.ts';
 import { stateDir } from '../../harness/state-dir.ts';
-import { CONTAINER_ULIMITS, engineExec, ensureImportedImage, removeContainer, type ContainerEngine } from '../container-common.ts';
+import { CONTAINER_ULIMITS, containerExtras, engineExec, ensureImportedImage, removeContainer, type ContainerEngine } from '../container-common.ts';
 import { dockerCli } from '../docker.ts';
 import { acquireDockerd, dockerdPaths, type DockerdPaths } from '../dockerd-manager.ts';
 import { inventory, treeDigest } from '../workspace-diff.ts';
@@ -131,7 +136,9 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
   const create = async (trial: MechanismTrial, role: string, createArgs: string[]): Promise<{ name: string; id: string }> => {
     const name = checkpointContainerName(trial.run.runId, trial.trialId, role);
     track(trial, name);
-    const id = await docker(['create', '--name', name, '--label', `${RUN_LABEL}=${trial.run.runId}`, '--label', `sandbench.trial_id=${trial.trialId}`, ...createArgs], 'create');
+    // attach: the budget this container is made for (the group's for the parent, the attempt's for a child)
+    const cgroup = trial.attach?.budget ? ['--cgroup-parent', trial.attach.budget.cgroupParent] : [];
+    const id = await docker(['create', '--name', name, '--label', `${RUN_LABEL}=${trial.run.runId}`, '--label', `sandbench.trial_id=${trial.trialId}`, ...cgroup, ...createArgs], 'create');
     return { name, id };
   };
 
@@ -139,6 +146,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     backend: 'docker',
     variant,
     preserves: 'files+process',
+    attachments: 'honoured',
     async probe(): Promise<ProbeResult> {
       const client = await execa(dockerCli(), ['--version'], { reject: false });
       if (client.exitCode !== 0) return { backend: 'docker', available: false, version: null, details: {}, reason: 'the docker client is not installed', fix: 'apt-get install docker.io' };
@@ -174,11 +182,15 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
       const { imageTag: tag } = ready();
       mkdirSync(trial.dir, { recursive: true });
       const command = trial.program.tcp('/workspace', STATE_PORT);
+      // attach (mechanism.ts): the executor's environment, mounts and service socket, in every child too
+      const { attach } = trial;
+      const extras = attach ? containerExtras({ env: command.env, mounts: attach.mounts, ...(attach.service ? { service: attach.service } : {}) }) : { args: [], env: command.env };
       const createArgs = [
         '--network', 'none',
         ...CONTAINER_ULIMITS.flatMap((limit) => ['--ulimit', limit]),
+        ...extras.args,
         '--workdir', '/workspace',
-        ...Object.entries(command.env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+        ...Object.entries(extras.env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
         tag, ...command.argv,
       ];
       const { name, id } = await create(trial, 'parent', createArgs);
@@ -247,6 +259,8 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
     async destroy(trial, sandbox) {
       const entry = sandboxes.get(`${trial.trialId}/${sandbox.id}`);
       if (entry) await stopStateProcess(entry.relay).catch(() => undefined);
+      // the child's container goes with it: its cgroup (an attempt's, under attach) can then be removed
+      if (entry) await removeContainer(ready().engine, entry.name);
     },
     async discard(trial) {
       // Before the parent (and its checkpoint dir) goes: its images tell our unpacked copies apart.
