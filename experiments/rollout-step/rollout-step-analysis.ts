@@ -32,6 +32,7 @@ export const ROLLOUT_STEP_HEADER = [
   'reward_parity_compared', 'reward_parity_agree',
   'tries', 'retries', 'valid_rate', 'valid_rate_ci95_low', 'valid_rate_ci95_high', 'retries_per_valid', 'retries_per_valid_ci95_low', 'retries_per_valid_ci95_high',
   'recovered_by_retry', 'faults_injected', 'faults_fired', 'retry_worker_s', 'retry_cpu_s', 'retry_cpu_share', 'dedup_lookups', 'dedup_hits', 'scoring_saved_s',
+  'pool_unclaimed_cpu_s',
 ] as const;
 
 const SCENARIO = 'rl_step';
@@ -146,9 +147,12 @@ function poolCounts(records: readonly TrialRecord[]): PoolCounts | null {
   const byRun = new Map<string, PoolCounts>();
   for (const record of records) if (record.facts.pool) byRun.set(String(record.facts.cell_run), record.facts.pool as PoolCounts);
   if (byRun.size === 0) return null;
-  const total: PoolCounts = { claims: 0, hits: 0, misses: 0, started: 0, startFailures: 0, unused: 0, retired: 0, expired: 0, notes: [] };
+  const total: PoolCounts = { claims: 0, hits: 0, misses: 0, started: 0, startFailures: 0, unused: 0, retired: 0, expired: 0, unclaimedCpuMs: 0, notes: [] };
   for (const counts of byRun.values()) {
     for (const key of ['claims', 'hits', 'misses', 'started', 'startFailures', 'unused', 'retired', 'expired'] as const) total[key] += counts[key] ?? 0;
+    // a bundle older than the figure, or a pool sandbox without one, leaves the sum unknown
+    const cpu = counts.unclaimedCpuMs ?? null;
+    total.unclaimedCpuMs = cpu === null || total.unclaimedCpuMs === null ? null : total.unclaimedCpuMs + cpu;
     total.notes.push(...counts.notes);
   }
   return total;
@@ -249,6 +253,7 @@ function csvRow(s: StepCellSummary): Cell[] {
     p50(s.fork?.prepare), p50(s.fork?.checkpoint), s.fork?.prepare.length, p50(s.fork?.restore), p50(s.fork?.attempt), s.fork?.restore.length,
     s.rewardParity?.compared, s.rewardParity?.agree,
     ...validityCells(s.validity),
+    s.pool?.unclaimedCpuMs == null ? null : s.pool.unclaimedCpuMs / 1000,
   ];
 }
 

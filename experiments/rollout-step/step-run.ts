@@ -136,10 +136,13 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
     const running = await input.executor.launch(trial, pooledCommand(commandFor(cellInput, template, service, agentTmp(dir))));
     return { id, task, trial, binding, running, cgroup: cgroup.cgroup, cgroupError: cgroup.error, ready: false };
   }
-  async function releasePooled(entry: PoolEntry): Promise<void> {
+  async function releasePooled(entry: PoolEntry): Promise<number | null> {
     await entry.running.kill('warm pool closed').catch(() => undefined);
     await input.executor.finishTrial(entry.trial).catch(() => undefined);
+    // read once the sandbox is gone: everything it was charged
+    const cpuNs = entry.cgroup?.cpuUsageNs() ?? null;
     await entry.cgroup?.destroy().catch(() => undefined);
+    return cpuNs === null ? null : cpuNs / 1e6;
   }
 
   // A warm pool is warm before the step: its first P sandboxes start outside the cell's clock (the time is recorded).

@@ -57,6 +57,11 @@ export interface PoolCounts {
   retired: number;
   /** Ready, then exited before a claim (its trial timeout while idle): removed and replaced. */
   expired: number;
+  /**
+   * CPU the cgroups of sandboxes no attempt claimed (retired, expired, failed, unused) were charged,
+   * ms: the pool's waste, never in any attempt's cost; null once one had no figure.
+   */
+  unclaimedCpuMs: number | null;
   notes: string[];
 }
 
@@ -65,14 +70,15 @@ export class WarmPool {
   private nextId = 0;
   private failuresInARow = 0;
   private closed = false;
-  readonly counts: PoolCounts = { claims: 0, hits: 0, misses: 0, started: 0, startFailures: 0, unused: 0, retired: 0, expired: 0, notes: [] };
+  readonly counts: PoolCounts = { claims: 0, hits: 0, misses: 0, started: 0, startFailures: 0, unused: 0, retired: 0, expired: 0, unclaimedCpuMs: 0, notes: [] };
 
   constructor(
     private readonly size: number,
     private readonly start: StartPooled,
     /** The tasks of the attempts not yet claimed, in queue order (demand). */
     private readonly upcoming: () => RolloutTask[],
-    private readonly release: (entry: PoolEntry) => Promise<void>,
+    /** Removes an unclaimed sandbox; answers the CPU its cgroup was charged (ms), null without a figure. */
+    private readonly release: (entry: PoolEntry) => Promise<number | null>,
   ) {}
 
   /**
@@ -85,7 +91,7 @@ export class WarmPool {
     for (const slot of this.surplus()) {
       this.live.splice(this.live.indexOf(slot), 1);
       this.counts.retired += 1;
-      void this.release(slot.entry!);
+      void this.drop(slot.entry!);
     }
     while (this.live.length < this.size && this.failuresInARow < MAX_START_FAILURES) {
       const task = this.uncoveredTask();
@@ -121,7 +127,13 @@ export class WarmPool {
     while (this.live.some((slot) => slot.pending)) await new Promise((resolve) => setTimeout(resolve, 20));
     const left = this.live.splice(0);
     this.counts.unused += left.length;
-    for (const slot of left) if (slot.entry) await this.release(slot.entry);
+    for (const slot of left) if (slot.entry) await this.drop(slot.entry);
+  }
+
+  /** An unclaimed sandbox removed: its CPU is the pool's waste (a claimed one's is its attempt's). */
+  private async drop(entry: PoolEntry): Promise<void> {
+    const cpuMs = await this.release(entry);
+    this.counts.unclaimedCpuMs = cpuMs === null || this.counts.unclaimedCpuMs === null ? null : this.counts.unclaimedCpuMs + cpuMs;
   }
 
   /** Live sandboxes per task, and how many of each task's upcoming attempts they do not cover. */
@@ -172,7 +184,7 @@ export class WarmPool {
           return;
         }
         this.failed(slot, `pooled sandbox ${id} exited before its waiter was ready`);
-        await this.release(entry);
+        await this.drop(entry);
       },
       (error: unknown) => {
         slot.pending = false;
@@ -187,7 +199,7 @@ export class WarmPool {
     if (index < 0) return;
     this.live.splice(index, 1);
     this.counts.expired += 1;
-    void this.release(slot.entry!);
+    void this.drop(slot.entry!);
     this.replenish();
   }
 

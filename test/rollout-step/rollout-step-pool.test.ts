@@ -37,7 +37,7 @@ describe('warm pool', () => {
         return { id, task: t, running: s.running, ready: false } as unknown as PoolEntry;
       },
       () => demand,
-      async (entry) => void released.push(entry.task.id),
+      async (entry) => (released.push(entry.task.id), entry.task.id === 'A' ? 5 : 7),
     );
     const filled = pool.fill(5_000);
     await tick();
@@ -64,6 +64,7 @@ describe('warm pool', () => {
     await pool.close();
     expect(pool.counts.unused).toBe(1);
     expect(released).toEqual(['A', 'B']);
+    expect(pool.counts.unclaimedCpuMs, 'the retired A and the unused B: the pool\'s waste').toBe(12);
   });
 
   it('the pooled command waits for the route on stdin and keeps the attempt command behind it', () => {

@@ -42,7 +42,7 @@ async function run(name: string, retries: string, dedup: string) {
     `name: ${name}\nexperiment: rollout-step\narms: [{ backend: staged }]\nwarmups: 0\ntrials: 1\nseed: 12\ntimeout: 60s\nresamples: 200\n` +
       'rollout_step:\n  task_ids: [clamp-bounds]\n  group_size: [2]\n  tasks_per_step: 2\n  steps: 1\n  prefix: [fresh, warm-pool, fork]\n  pool_size: 2\n  concurrency: 2\n' +
       '  model: { slots: 2, base_ms: 10 }\n  trainer: { train_ms: 10ms, staleness: 0 }\n  scoring_backend: staged\n  wrong_fraction: 0.5\n' +
-      `  retries: ${retries}\n  reward_dedup: ${dedup}\n  faults: { sandbox_kill: 0.25, kill_after_ms: 300, model_error: 0.25 }\n`,
+      `  retries: ${retries}\n  reward_dedup: ${dedup}\n  faults: { sandbox_kill: 0.25, kill_after_ms: 150, model_error: 0.25 }\n`,
   );
   const out = join(dir, name);
   const { records } = await runSpec({ specPath: spec, overrides: {}, out, requireAll: false, log: () => undefined, wiring: await runWiring() });
@@ -166,6 +166,7 @@ describe('rollout-step with retries, injected faults and reward dedup', () => {
       expect(pool.claims, 'one claim per attempt: a retry starts fresh').toBe(4);
       expect(pool.expired).toBe(0);
     }
+    for (const { csv } of [r0, r2]) expect(csv.rows.find((row) => row.prefix === 'warm-pool')!.pool_unclaimed_cpu_s, 'the pool\'s waste is measured').not.toBe('');
   });
 
   it('a reward-cache hit gives the reward fresh scoring gave, and its source its own', () => {
