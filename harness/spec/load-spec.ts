@@ -7,7 +7,7 @@ import type { SpecIssue, SpecKinds } from './kind-spec.ts';
 import { BaseSpecSchema, type Spec } from './schema.ts';
 import { armBackendIssues, specBackendCatalog } from './spec-backends.ts';
 import { defaultedFields } from './spec-defaults.ts';
-import { genericRepetitionIssues } from './generic-repetitions.ts';
+import { genericRepetitionIssues, withNeutralRepetitions } from './generic-repetitions.ts';
 
 export interface LoadedSpec {
   path: string;
@@ -65,10 +65,15 @@ export function parseSpecText(file: string, source: string, kinds: SpecKinds): S
   return parseGivenSpec(file, parseYamlDocument(file, source), kinds);
 }
 
-/** A spec as its author wrote it: parsed, then checked for fields the author gave that its kind would ignore. */
+/**
+ * A spec as its author wrote it: parsed (a kind that repeats with its own field gets the neutral
+ * trials/warmups it runs, not the generic defaults), then checked for fields the author gave that
+ * its kind would ignore.
+ */
 export function parseGivenSpec(file: string, document: unknown, kinds: SpecKinds): Spec {
-  const spec = parseSpecDocument(file, document, kinds);
   const given = document as Record<string, unknown>;
+  const named = typeof given?.experiment === 'string' ? kinds.spec(given.experiment) : undefined;
+  const spec = parseSpecDocument(file, withNeutralRepetitions(named, document), kinds);
   const ignored = genericRepetitionIssues(kinds.spec(spec.experiment), spec.experiment, { trials: given.trials, warmups: given.warmups });
   if (ignored.length > 0) throw new UserError(formatIssues(file, ignored));
   return spec;
