@@ -196,7 +196,12 @@ async function runAttempt(planned: PlannedTrial, ctx: ExperimentContext, fixture
 
 export const replayExperiment: Experiment = {
   kind: 'replay',
-  spec: { section: replaySpecSection, refine: (spec, backends) => namedBackendIssues(['replay', 'scoring_backend'], [replaySection(spec).scoring_backend], backends) },
+  spec: {
+    section: replaySpecSection,
+    // a trajectory is repeated replay.repetitions times, with no warmups (the published protocol has none)
+    repeatsWith: 'replay.repetitions',
+    refine: (spec, backends) => namedBackendIssues(['replay', 'scoring_backend'], [replaySection(spec).scoring_backend], backends),
+  },
   analysis: replayKindAnalysis,
 
   plan(spec: Spec): Plan {

@@ -19,13 +19,9 @@ export function replaySection(spec: Spec): ReplaySpec {
   return readSection(spec, replaySpecSection);
 }
 
-/** `trials`/`warmups` are required by the generic schema; for replay they must restate the protocol. */
+/** The section's cross-field rules. Generic trials/warmups are the loader's (the kind repeats with replay.repetitions). */
 export function checkReplayProtocol(spec: Spec): void {
   const replay = replaySection(spec);
-  if (spec.warmups !== 0) throw new UserError(`warmups: the replay kind runs no warmups (the published protocol has none); set warmups: 0`);
-  if (spec.trials !== replay.repetitions) {
-    throw new UserError(`trials: for the replay kind trials is the repetitions per trajectory; set trials: ${replay.repetitions} to match replay.repetitions (or change both)`);
-  }
   if (replay.mode === 'branch-point' && replay.task !== 'builtin-fix') {
     throw new UserError(`replay.task: mode branch-point needs task: builtin-fix (its file-checkpoint way writes the prefix's files; the effects task also makes a .git), got ${replay.task}`);
   }

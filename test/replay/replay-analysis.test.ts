@@ -5,7 +5,7 @@ import { parseSpec } from '../../experiments/registry.ts';
 import { REPLAY_SUMMARY_FILE, REPLAY_SUMMARY_HEADER, replayAnalysis } from '../../experiments/replay/replay-analysis.ts';
 
 const spec = parseSpec({
-  name: 'replay', experiment: 'replay', arms: [{ backend: 'host' }], warmups: 0, trials: 3, seed: 1, timeout: '30s',
+  name: 'replay', experiment: 'replay', arms: [{ backend: 'host' }], seed: 1, timeout: '30s',
   controls: { cpus: '0,1' }, replay: { agents: ['codex'], trajectories: 20, repetitions: 3 },
 });
 

@@ -1,7 +1,9 @@
 /**
  * The replay experiment end to end on a small spec: real subjects as separate processes, real
- * audits. pvisor-replay joins when it is on PATH (pip install pvisor-sandbox).
+ * audits. pvisor-replay joins when it is on PATH (pip install pvisor-sandbox). Its spec repeats with
+ * replay.repetitions: the generic trials/warmups default to the neutral values and are refused otherwise.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile, rm, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,12 @@ import type { TaskImage } from '../../harness/image/task-image.ts';
 import { TrialRecordSchema } from '../../harness/journal/trial-record.ts';
 import { CleanupRegistry } from '../../harness/run/cleanup-registry.ts';
 import { type Spec } from '../../harness/spec/schema.ts';
-import { parseSpec } from '../../experiments/registry.ts';
+import { loadKindSpec, parseSpec, SPEC_KINDS } from '../../experiments/registry.ts';
+import { applyOverrides } from '../../harness/spec/resolve-spec.ts';
+import { readJournal } from '../../harness/journal/journal.ts';
+import { replaySection } from '../../experiments/replay/replay-plan.ts';
+import { sandbench } from '../support/cli.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 import type { ExperimentContext } from '../../harness/contracts/experiment-kind.ts';
 import { ensureFixtures, fixtureKey } from '../../experiments/replay/replay-fixtures.ts';
 import { replayExperiment, resolveSubjects } from '../../experiments/replay/replay-kind.ts';
@@ -23,8 +30,6 @@ function smallSpec(overrides: Record<string, unknown> = {}): Spec {
     name: 'replay-test',
     experiment: 'replay',
     arms: [{ backend: 'host' }],
-    warmups: 0,
-    trials: 1,
     seed: 3,
     timeout: '60s',
     replay: { agents: ['codex', 'swe-agent'], trajectories: 1, repetitions: 1, subjects: ['sandbench', 'pvisor-replay'] },
@@ -58,7 +63,7 @@ afterAll(async () => {
 
 describe('plan', () => {
   it('is subjects x agents x trajectories x repetitions, with params, no warmups', () => {
-    const spec = smallSpec({ trials: 2, replay: { agents: ['codex', 'opencode', 'pi-agent'], trajectories: 3, repetitions: 2, subjects: ['sandbench'] } });
+    const spec = smallSpec({ replay: { agents: ['codex', 'opencode', 'pi-agent'], trajectories: 3, repetitions: 2, subjects: ['sandbench'] } });
     const plan = replayExperiment.plan(spec);
     expect(plan.trials).toHaveLength(3 * 3 * 2);
     expect(new Set(plan.trials.map((t) => t.trial_id)).size).toBe(plan.trials.length);
@@ -73,9 +78,10 @@ describe('plan', () => {
     expect(replayExperiment.plan({ ...spec, seed: 4 }).trials.map((t) => t.trial_id)).not.toEqual(plan.trials.map((t) => t.trial_id));
   });
 
-  it('refuses trials that differ from replay.repetitions, and warmups', () => {
-    expect(() => replayExperiment.plan(smallSpec({ trials: 3 }))).toThrow(/trials: for the replay kind/);
-    expect(() => replayExperiment.plan(smallSpec({ warmups: 1 }))).toThrow(/warmups/);
+  it('repeats with replay.repetitions whatever the (neutral) generic trials say', () => {
+    const spec = smallSpec({ replay: { agents: ['codex'], trajectories: 2, repetitions: 3, subjects: ['sandbench'] } });
+    expect(spec).toMatchObject({ trials: 1, warmups: 0 });
+    expect(replayExperiment.plan(spec)).toMatchObject({ warmup_blocks: 0, blocks: 3 * 2 });
   });
 
   it('skips pvisor-replay with a reason when it is not installed', () => {
@@ -91,6 +97,41 @@ describe('plan', () => {
       else process.env.SANDBENCH_PVISOR_REPLAY = saved;
     }
   });
+});
+
+describe('spec', () => {
+  const minimal = { name: 'x', experiment: 'replay', arms: ['host'] };
+
+  it('name, experiment and arms load, with the neutral trials and warmups the kind runs', () => {
+    const spec = parseSpec(minimal);
+    expect(spec).toMatchObject({ trials: 1, warmups: 0, timeout: 60_000, arms: [{ backend: 'host' }] });
+    expect(replaySection(spec).repetitions).toBe(3);
+  });
+
+  it('refuses trials or warmups, naming the file, the field and replay.repetitions', () => {
+    const file = join(tempDir('sandbench-replay-spec-'), 'replay.yaml');
+    writeFileSync(file, 'name: x\nexperiment: replay\narms: [host]\ntrials: 3\nreplay: { repetitions: 3 }\n');
+    expect(() => loadKindSpec(file)).toThrow(`${file}: trials: the replay kind does not repeat with trials (it would be ignored); set replay.repetitions instead and remove trials`);
+    expect(() => parseSpec({ ...minimal, warmups: 1 }, 'w.yaml')).toThrow(/w\.yaml: warmups: the replay kind does not repeat with warmups.*set replay\.repetitions/);
+    expect(() => applyOverrides('x.yaml', parseSpec(minimal), { trials: 5 }, SPEC_KINDS)).toThrow(/--trials: the replay kind does not repeat with trials.*replay\.repetitions/);
+    // the neutral values, as specs written before the defaults spell them, still load
+    expect(parseSpec({ ...minimal, trials: 1, warmups: 0 })).toMatchObject({ trials: 1, warmups: 0 });
+  });
+
+  it('a spec of name, experiment, arms and a small replay section runs and records its defaults', async () => {
+    const dir = tempDir('sandbench-replay-minimal-');
+    const specFile = join(dir, 'x.yaml');
+    writeFileSync(specFile, 'name: x\nexperiment: replay\narms: [host]\nreplay: { agents: [codex], trajectories: 1, repetitions: 2, subjects: [sandbench] }\n');
+    const bundle = join(dir, 'bundle');
+    const result = await sandbench(['run', specFile, '--out', bundle]);
+    expect(result.code, result.stderr).toBe(0);
+    const resolved = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8'));
+    expect(resolved.defaulted).toEqual(['warmups', 'trials', 'seed', 'timeout']);
+    expect(resolved.spec).toMatchObject({ warmups: 0, trials: 1, timeout: 60_000, replay: { repetitions: 2, trajectories: 1 } });
+    const { records } = readJournal(join(bundle, 'journal.jsonl'));
+    expect(records.map((r) => r.facts.repetition).sort()).toEqual([0, 1]);
+    expect(records.every((r) => !r.warmup && r.outcome === 'ok')).toBe(true);
+  }, 180_000);
 });
 
 describe('trials', () => {

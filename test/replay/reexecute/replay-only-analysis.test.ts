@@ -6,7 +6,7 @@ import { replayAnalysis } from '../../../experiments/replay/replay-analysis.ts';
 import { REPLAY_CALLS_FILE, REPLAY_ONLY_SUMMARY_FILE, REPLAY_ONLY_SUMMARY_HEADER } from '../../../experiments/replay/reexecute/replay-only-analysis.ts';
 
 const spec = parseSpec({
-  name: 'replay-only', experiment: 'replay', arms: [{ backend: 'host' }], warmups: 0, trials: 3, seed: 1, timeout: '30s',
+  name: 'replay-only', experiment: 'replay', arms: [{ backend: 'host' }], seed: 1, timeout: '30s',
   replay: { mode: 'replay-only', agents: ['codex'], trajectories: 3, repetitions: 3, branch_point_references: [{ backend: 'host', way: 'copy fork', statistic: 'restore', value_ms: 87, n: 2, source: 'ref' }] },
 });
 
