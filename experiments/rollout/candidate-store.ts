@@ -99,6 +99,12 @@ export function storeObject(bundleDir: string, content: Buffer): { sha256: strin
   return { sha256: digest, bytes: content.length, isNew: true };
 }
 
+/** One stored blob by digest (a trajectory storeObject kept); null when the store does not hold it. */
+export function readObject(bundleDir: string, digest: string): Buffer | null {
+  const path = join(bundleDir, CANDIDATE_STORE_DIR, 'objects', digest);
+  return existsSync(path) ? readFileSync(path) : null;
+}
+
 function readCandidateFile(candidate: ExtractedCandidate, path: string): Buffer {
   // the candidate dir holds exactly the extracted bytes (the digest was computed from them)
   return readFileSync(join(candidate.dir, path));

@@ -2,7 +2,8 @@
  * A rollout attempt in Harbor's shapes: its phases under Harbor's four names plus the teardown Harbor
  * does not record, and a `result.json` per attempt shaped like Harbor 0.25.0's TrialResult
  * (harbor/models/trial/result.py:75–102), written beside sandbench's journal as
- * `<bundle>/harbor-trials/<trial_id>/result.json` for attempts on Harbor tasks.
+ * `<bundle>/harbor-trials/<trial_id>/result.json` for attempts on Harbor tasks, with the attempt's
+ * native trajectory as ATIF in `agent/trajectory.json` beside it (harbor-atif.ts).
  *
  * The mapping from sandbench's contiguous phases (rollout-phases.ts), which sum to the wall exactly:
  *   environment_setup  prepare + ready: workspace staged (the Dockerfile's COPY files), the sandbox
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { TaskSet } from './task-contract.ts';
+import { ATIF_FILE, writeAtif, type StoredTrajectory } from './harbor-atif.ts';
 
 export const HARBOR_TRIALS_DIR = 'harbor-trials';
 
@@ -138,6 +140,10 @@ export function writeHarborResults(bundleDir: string, records: Iterable<TrialRec
     const resultDir = join(bundleDir, HARBOR_TRIALS_DIR, record.trial_id);
     mkdirSync(resultDir, { recursive: true });
     const result = harborTrialResult(record, { taskDir, taskName: String(record.facts.task_id), agentName, backend: record.arm.backend, cellStartEpochMs, resultDir });
+    // Its native trajectory as ATIF, where Harbor keeps an agent's (harbor-atif.ts); why not, when it cannot be.
+    const stored = (record.facts.trajectory ?? null) as StoredTrajectory | null;
+    const missing = writeAtif(bundleDir, resultDir, stored, { agentName, agentVersion: String(record.facts.agent_version ?? 'builtin') });
+    Object.assign(result.sandbench as Record<string, unknown>, { atif_trajectory: missing === null ? ATIF_FILE : null, atif_note: missing });
     writeFileSync(join(resultDir, 'result.json'), `${JSON.stringify(result, null, 2)}\n`);
   }
 }
