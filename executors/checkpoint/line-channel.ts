@@ -1,7 +1,10 @@
 /**
  * The host side of the state program's line protocol over a launched process's stdin/stdout
  * (a spawnTrial, possibly wrapped by the VM console): one JSON request per line, answers are the
- * stdout lines starting with the program's prefix, matched to requests in order.
+ * stdout lines starting with the program's prefix, matched to requests in order. An answer longer
+ * than its transport's lines (a VM serial console) may come as continuation lines first:
+ * `continuationPrefix(prefix)` + a part of the answer's JSON + `|` (so no trailing space of a part
+ * can be lost), then the last part after the prefix as usual.
  */
 import type { RunningTrial } from '../../harness/contracts/executor.ts';
 import type { StateChannel } from './mechanism.ts';
@@ -9,6 +12,11 @@ import type { StateChannel } from './mechanism.ts';
 interface Waiter {
   resolve(answer: Record<string, unknown>): void;
   reject(error: Error): void;
+}
+
+/** `ATTEMPT ` → `ATTEMPT+ `: never a prefix of an answer line, so older readers skip it. */
+export function continuationPrefix(prefix: string): string {
+  return `${prefix.trimEnd()}+ `;
 }
 
 export function lineChannel(running: RunningTrial, prefix: string, describe: string): StateChannel {
@@ -23,14 +31,24 @@ export function lineChannel(running: RunningTrial, prefix: string, describe: str
   ready.catch(() => undefined);
   let greeted = false;
   let closedReason: string | null = null;
+  const continued = continuationPrefix(prefix);
+  let parts = '';
 
   running.onLine((line) => {
-    if (line.stream !== 'stdout' || !line.text.startsWith(prefix)) return;
+    if (line.stream !== 'stdout') return;
+    const text = line.text.trimEnd();
+    if (text.startsWith(continued) && text.endsWith('|')) {
+      parts += text.slice(continued.length, -1);
+      return;
+    }
+    if (!text.startsWith(prefix)) return;
+    const body = parts + text.slice(prefix.length);
+    parts = '';
     let parsed: Record<string, unknown>;
     try {
-      parsed = JSON.parse(line.text.slice(prefix.length)) as Record<string, unknown>;
+      parsed = JSON.parse(body) as Record<string, unknown>;
     } catch {
-      parsed = { ok: false, error: `unparsable answer: ${line.text.slice(0, 120)}` };
+      parsed = { ok: false, error: `unparsable answer: ${body.slice(0, 120)}` };
     }
     if (!greeted) {
       greeted = true;

@@ -17,8 +17,12 @@ export interface ProgramCommand {
 
 /** How the kind's state process is started and reached (the kind owns the program). */
 export interface StateProgram {
-  /** Inside the sandbox, stdio protocol (requests on stdin); `python` is the interpreter path there. */
-  stdio(workspace: string, python?: string): ProgramCommand;
+  /**
+   * Inside the sandbox, stdio protocol (requests on stdin); `python` is the interpreter path there.
+   * `lineMax`: the transport's longest line (a VM serial console splits longer ones); a program
+   * whose answers can be longer splits them into continuation lines (line-channel.ts), else it may ignore it.
+   */
+  stdio(workspace: string, python?: string, lineMax?: number): ProgramCommand;
   /** Inside the sandbox, listening on 127.0.0.1:port (network-namespace sandboxes). */
   tcp(workspace: string, port: number): ProgramCommand;
   /** On the host, run inside the sandbox's netns, relaying stdin lines to the tcp server. */

@@ -30,7 +30,10 @@ const ANSWER_MARGIN_MS = 30_000;
 export const attemptProgramMount = () => ({ source: PROGRAM_DIR, target: PROGRAM_TARGET, contentKey: createHash('sha256').update(readFileSync(join(PROGRAM_DIR, PROGRAM_FILE))).digest('hex').slice(0, 16) });
 
 export const attemptProgram: StateProgram = {
-  stdio: (workspace, python = '/usr/bin/python3') => ({ argv: [python, '-u', `${PROGRAM_TARGET}/${PROGRAM_FILE}`, '--workspace', workspace], env: { PYTHONDONTWRITEBYTECODE: '1' } }),
+  stdio: (workspace, python = '/usr/bin/python3', lineMax) => ({
+    argv: [python, '-u', `${PROGRAM_TARGET}/${PROGRAM_FILE}`, '--workspace', workspace, ...(lineMax ? ['--line-max', String(lineMax)] : [])],
+    env: { PYTHONDONTWRITEBYTECODE: '1' },
+  }),
   // container mechanisms: the server on the sandbox's loopback, reached through a host relay in its netns
   tcp: (workspace, port) => ({ argv: ['/usr/bin/python3', '-u', `${PROGRAM_TARGET}/${PROGRAM_FILE}`, '--workspace', workspace, 'tcp', String(port)], env: { PYTHONDONTWRITEBYTECODE: '1' } }),
   relay: (port) => lineRelay(port, ANSWER_PREFIX),

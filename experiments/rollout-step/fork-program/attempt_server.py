@@ -14,7 +14,9 @@ Transports: stdio (the default: requests on stdin, answers on stdout); `tcp PORT
 parent's and its children's server on 127.0.0.1:PORT in the sandbox's own network namespace, one
 client at a time, no greeting: a connection closed by the checkpoint's quiesce leaves the state
 untouched). The host reaches `tcp` through executors/checkpoint/line_relay.py, which greets with
-this program's `ATTEMPT` ready line.
+this program's `ATTEMPT` ready line. `--line-max N` (a VM serial console, which splits long lines):
+an answer longer than N goes out as `ATTEMPT+ <part>|` continuation lines, then `ATTEMPT <last part>`
+(executors/checkpoint/line-channel.ts joins them).
 
 Python 3 standard library only (the task image has python3, nothing else).
 """
@@ -31,6 +33,8 @@ import time
 
 WORKSPACE = "/workspace"
 PREFIX = "ATTEMPT "
+CONTINUED = "ATTEMPT+ "
+LINE_MAX = None
 META = ".sandbench-fork"
 MANIFEST = os.path.join(META, "baseline.json")
 SKIPPED = (".git", META)
@@ -112,7 +116,15 @@ def answer(line):
         reply = {"ok": True, **handle(json.loads(line))}
     except Exception as error:  # answered, never fatal: the child must report
         reply = {"ok": False, "error": str(error)[:300]}
-    return PREFIX + json.dumps(reply, separators=(",", ":")) + "\n"
+    return framed(json.dumps(reply, separators=(",", ":")))
+
+
+def framed(text):
+    if LINE_MAX is None or len(PREFIX) + len(text) <= LINE_MAX:
+        return PREFIX + text + "\n"
+    size = LINE_MAX - len(CONTINUED) - 1
+    parts = [text[at:at + size] for at in range(0, len(text), size)]
+    return "".join(CONTINUED + part + "|\n" for part in parts[:-1]) + PREFIX + parts[-1] + "\n"
 
 
 def serve(lines, out):
@@ -134,10 +146,14 @@ def serve_tcp(port):
 
 
 def main(argv):
-    global WORKSPACE
+    global WORKSPACE, LINE_MAX
     if "--workspace" in argv:
         at = argv.index("--workspace")
         WORKSPACE = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
+    if "--line-max" in argv:
+        at = argv.index("--line-max")
+        LINE_MAX = int(argv[at + 1])
         argv = argv[:at] + argv[at + 2:]
     if argv[:1] == ["tcp"]:
         serve_tcp(int(argv[1]))
