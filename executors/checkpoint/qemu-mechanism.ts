@@ -7,6 +7,12 @@
  * `-incoming "exec:cat FILE"` and its own QMP socket; it loads paused and gets `cont`.
  * Children need an identical machine and device set, so the argv is the parent's with only the
  * scratch drive (qcow2 overlay), the name and the QMP socket changed.
+ *
+ * It honours MechanismTrial.attach as the qemu executor's launch does: each mount a cached
+ * read-only disk, the service through a guestfwd to its Unix socket (the URL in the program's
+ * environment), and the VM process in the trial's cgroup. Children inherit the disks and the
+ * guestfwd with the parent's argv; each child's VM enters its own trial's (attempt's) cgroup. The
+ * program is told the console's line limit, so a long answer (a candidate) comes in parts.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -24,12 +30,18 @@ import { ensureGuestKernel, type GuestKernel } from '../vm/guest-kernel.ts';
 import { ensureInitramfs, type Initramfs } from '../vm/initramfs.ts';
 import { MICROVM, Q35, qemuArgv, type VmLaunchSpec } from '../vm/qemu-argv.ts';
 import { ensureRootDisk, type RootDisk } from '../vm/root-disk.ts';
+import { ensureMountDisks } from '../vm/mount-disks.ts';
+import { GUEST_ADDR, GUEST_SERVICE_ADDR, GUEST_SERVICE_PORT } from '../vm/qemu-argv.ts';
+import { serviceEnv } from '../sandbox-extras.ts';
 import { buildScratchDisk, writeTaskDisk } from '../vm/trial-disks.ts';
 import { lineChannel } from './line-channel.ts';
 import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbox, Sandbox } from './mechanism.ts';
 import { openQmp, waitMigration, waitStatus, type QmpClient } from './qmp.ts';
 import { TrialResources } from './tracked.ts';
 import { RUN_ID_ENV } from './state-process.ts';
+
+/** Longest answer line a program may write on the serial console: it splits lines over 200 characters (docs/rollout-step.md). */
+const CONSOLE_LINE_MAX = 160;
 
 /** Migration bandwidth during the save: far above what a local pipe can take (bytes/s). */
 const SAVE_BANDWIDTH = 64 * 1024 * 1024 * 1024;
@@ -94,7 +106,9 @@ export function createQemuCheckpoint(backend: 'qemu-microvm' | 'qemu-q35', varia
   const vmName = (trial: MechanismTrial, role: string) => `sandbench-${trial.run.runId}-${trial.trialId}-${role}`;
 
   const spawnVm = (trial: MechanismTrial, argv: string[], role: string): RunningTrial => {
-    const running = spawnTrial({ argv, clearEnv: true, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', [RUN_ID_ENV]: trial.run.runId }, stdin: 'pipe', timeoutMs: trial.timeoutMs, classifyExit });
+    // attach: the VM process in the trial's cgroup (a child's trial carries its attempt's)
+    const controls = trial.attach?.budget ? { controls: { cpus: null, budget: trial.attach.budget } } : {};
+    const running = spawnTrial({ argv, clearEnv: true, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', [RUN_ID_ENV]: trial.run.runId }, stdin: 'pipe', timeoutMs: trial.timeoutMs, classifyExit, ...controls });
     resourcesOf(trial).add('vm', vmName(trial, role), () => running.kill('cleanup'));
     return running;
   };
@@ -103,6 +117,7 @@ export function createQemuCheckpoint(backend: 'qemu-microvm' | 'qemu-q35', varia
     backend,
     variant,
     preserves: 'files+process',
+    attachments: 'honoured',
     async probe(): Promise<ProbeResult> {
       const base = await executor.probe();
       if (!base.available) return base;
@@ -132,7 +147,12 @@ export function createQemuCheckpoint(backend: 'qemu-microvm' | 'qemu-q35', varia
       const dir = join(trial.dir, 'parent');
       mkdirSync(dir, { recursive: true });
       const scratch = await buildScratchDisk(trial.baseline, dir);
-      const command = trial.program.stdio('/workspace');
+      const command = trial.program.stdio('/workspace', undefined, CONSOLE_LINE_MAX);
+      // attach (mechanism.ts), as the qemu executor's launch: mounts as read-only disks, the service through a guestfwd
+      const service = trial.attach?.service ?? undefined;
+      const mountDisks = await ensureMountDisks(trial.run.stateDir, trial.attach?.mounts ?? []);
+      const net = service ? { guestAddr: GUEST_ADDR, serviceAddr: GUEST_SERVICE_ADDR } : null;
+      const env = { ...command.env, ...serviceEnv(service, { url: `http://${GUEST_SERVICE_ADDR}:${GUEST_SERVICE_PORT}` }) };
       const spec: VmLaunchSpec = {
         name: vmName(trial, 'parent'),
         profile,
@@ -141,8 +161,10 @@ export function createQemuCheckpoint(backend: 'qemu-microvm' | 'qemu-q35', varia
         vcpus: 2,
         kernelPath: assets.kernel.vmlinuzPath,
         initrdPath: assets.initramfs.path,
-        disks: { root: assets.rootDisk.path, scratch, task: writeTaskDisk({ argv: command.argv, env: command.env, stdin: 'pipe' }, dir) },
+        disks: { root: assets.rootDisk.path, scratch, task: writeTaskDisk({ argv: command.argv, env, stdin: 'pipe' }, dir, { mounts: mountDisks, net }) },
         tscKhz: hostTscKhz(),
+        extraDisks: mountDisks,
+        serviceSocket: service?.socketPath ?? null,
       };
       const argv = qemuArgv(spec);
       const qmpPath = qmpSocket(trial, 'parent');
