@@ -1,13 +1,14 @@
 /**
  * `sandbench clean`: every resource a dead run left behind, found by its name or label only —
  * processes and VMs, podman/docker containers (label `sandbench.run_id`), mounts and cgroups named
- * `sandbench-*`, temp dirs `sandbench-*` under every scratch root, a private dockerd no live run holds,
+ * `sandbench-*`, temp dirs `sandbench-*` under every scratch root and the short socket dirs beside
+ * them (harness/run/socket-path.ts: attributed by the path each stands for), a private dockerd no live run holds,
  * and stale run locks. Resources of live runs (a run lock with a live holder, in this state dir or
  * the machine-wide registry of every state dir's runs, or a trial tree still hanging below a live node
  * process) are never listed.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { leftoverBudgets, removeBudget } from '../controls/leftover-budgets.ts';
 import { detectCgroupLayout } from '../controls/cgroup-layout.ts';
@@ -16,6 +17,7 @@ import type { Leftover, LeftoverKind, LeftoverSource } from './leftover.ts';
 import { findProcesses, killMatch } from './find-processes.ts';
 import { mentionsAny, runIdIn, UNKNOWN_RUN } from './run-ids.ts';
 import { scratchRoots } from '../state-dir.ts';
+import { socketDirs } from '../run/socket-path.ts';
 
 export type { Leftover, LeftoverKind, LeftoverSource } from './leftover.ts';
 
@@ -98,6 +100,10 @@ export async function findLeftovers(options: FindOptions): Promise<Leftover[]> {
   for (const { runId, dir } of tempDirs(stateDir)) {
     add({ kind: 'tempdir', id: dir, runId, remove: async () => removeTempDir(dir) });
   }
+  // A short socket dir names its run only through the wanted path in its `for` file; none: unknown, removed.
+  for (const { dir, runId } of socketDirs(scratchRoots(stateDir))) {
+    add({ kind: 'tempdir', id: dir, runId: runId ?? UNKNOWN_RUN, remove: async () => removeSocketDir(dir) });
+  }
   for (const lock of locks.filter((l) => !l.alive)) add({ kind: 'lock', id: lock.path, runId: lock.runId, remove: async () => rmSync(lock.path, { force: true }) });
   return found.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || a.id.localeCompare(b.id));
 }
@@ -107,6 +113,15 @@ function removeTempDir(dir: string): void {
   const inside = sandbenchMounts().filter((mount) => mount.mountPoint === dir || mount.mountPoint.startsWith(`${dir}/`));
   if (inside.length > 0) throw new Error(`${dir} still has ${inside.length} mount(s) inside (${inside[0]!.mountPoint}); not removing`);
   rmSync(dir, { recursive: true, force: true });
+}
+
+function removeSocketDir(dir: string): void {
+  removeTempDir(dir);
+  try {
+    rmdirSync(dirname(dir)); // `sockets/` goes with its last dir
+  } catch {
+    // another run's socket dir is still there
+  }
 }
 
 export interface CleanResult {
