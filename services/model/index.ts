@@ -4,7 +4,8 @@
  * API
  *   const service = await startModelService({
  *     script,              // a ModelScript (parseModelScript(value, name)) or a path to a .yaml/.json script
- *     socketDir,           // listen on <socketDir>/model.sock (mode 0777); or socketPath: exact path
+ *     socketDir,           // listen on <socketDir>/model.sock (mode 0777) — in a short directory when that path
+ *                          //   would not fit a socket address (harness/run/socket-path.ts); or socketPath: exact path
  *     port,                // optional: also 127.0.0.1:port (0 = any free port; see service.port)
  *     slots: 2,            // concurrent requests in service; the rest wait FIFO (default 4)
  *     baseMs: 50,          // service time = baseMs + perTokenMs × tokens of the scripted reply
@@ -16,7 +17,7 @@
  *     log: (line) => …,    // rejected and failed requests (default: silent; the journal has them all)
  *     requestBodiesPath,   // optional: keep every generation request's body (request-bodies.ts; off by default)
  *   });
- *   service.socketPath, service.port (null without `port`), service.journalPath, service.script
+ *   service.socketPath (where it listens: hand THIS to sandboxes, never recompute it), service.port (null without `port`), service.journalPath, service.script
  *   service.stats()       // slots, uptimeMs, requests, generations, byStatus, busySlotMs, queueWaitMsTotal, maxQueued, active, queued
  *   await service.close() // stops both listeners, ends open streams, fsyncs and closes the journal, removes the socket
  *
@@ -50,6 +51,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
+import { placeSocket, SOCKET_PATH_MAX_BYTES, type PlacedSocket } from '../../harness/run/socket-path.ts';
 import { SlotQueue } from './capacity.ts';
 import { ModelJournal } from './journal.ts';
 import { RequestBodies } from './request-bodies.ts';
@@ -125,6 +127,22 @@ function socketIsLive(path: string): Promise<boolean> {
   });
 }
 
+/**
+ * Where the service listens and where its journal goes by default. `socketDir`'s socket may be
+ * placed in a short directory (a scratch path holding a long run id would not fit sun_path); its
+ * journal stays in `socketDir`. An exact `socketPath` is the caller's choice: only checked.
+ */
+export function placeModelSocket(config: Pick<ModelServiceConfig, 'socketDir' | 'socketPath'>): { socket: PlacedSocket; journalDir: string } {
+  if (config.socketPath) {
+    // sun_path holds 108 bytes on Linux; a longer path fails with an obscure EINVAL otherwise
+    const length = Buffer.byteLength(config.socketPath);
+    if (length > SOCKET_PATH_MAX_BYTES) throw new ModelServiceConfigError(`model service socket path is ${length} bytes, over the ${SOCKET_PATH_MAX_BYTES}-byte Unix socket limit: ${config.socketPath} (give a shorter path, or socketDir)`);
+    return { socket: { path: config.socketPath, release: () => undefined }, journalDir: dirname(config.socketPath) };
+  }
+  if (!config.socketDir) throw new ModelServiceConfigError('model service: give socketDir (the run directory) or socketPath');
+  return { socket: placeSocket(join(config.socketDir, MODEL_SOCKET_NAME)), journalDir: config.socketDir };
+}
+
 function listen(server: Server, target: string | { port: number; host: string }): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -146,20 +164,22 @@ function closeServer(server: Server): Promise<void> {
 
 export async function startModelService(config: ModelServiceConfig): Promise<ModelService> {
   const script = typeof config.script === 'string' ? loadModelScript(config.script) : config.script;
-  if (!config.socketPath && !config.socketDir) throw new ModelServiceConfigError('model service: give socketDir (the run directory) or socketPath');
-  const socketPath = config.socketPath ?? join(config.socketDir!, MODEL_SOCKET_NAME);
-  // sun_path holds 108 bytes on Linux; a longer path fails with an obscure EINVAL otherwise
-  if (Buffer.byteLength(socketPath) > 107) throw new ModelServiceConfigError(`model service socket path is ${Buffer.byteLength(socketPath)} bytes, over the 107-byte Unix socket limit: ${socketPath}`);
   const slots = checkNumber('slots', config.slots ?? 4, 1, true);
   const baseMs = checkNumber('baseMs', config.baseMs ?? 0, 0, false);
   const perTokenMs = checkNumber('perTokenMs', config.perTokenMs ?? 0, 0, false);
   if (config.port !== undefined) checkNumber('port', config.port, 0, true);
+  const { socket, journalDir } = placeModelSocket(config);
+  const socketPath = socket.path;
   mkdirSync(dirname(socketPath), { recursive: true });
   if (existsSync(socketPath)) {
-    if (await socketIsLive(socketPath)) throw new ModelServiceConfigError(`model service: ${socketPath} already has a live server (one model service per run)`);
+    if (await socketIsLive(socketPath)) {
+      // not ours to remove: the directory belongs to the live service
+      throw new ModelServiceConfigError(`model service: ${socketPath} already has a live server (one model service per run)`);
+    }
     unlinkSync(socketPath); // stale socket of a crashed run
   }
-  const journalPath = config.journalPath ?? join(dirname(socketPath), MODEL_JOURNAL_FILE);
+  const journalPath = config.journalPath ?? join(journalDir, MODEL_JOURNAL_FILE);
+  mkdirSync(dirname(journalPath), { recursive: true });
   const journal = new ModelJournal(journalPath);
   const closing = new AbortController();
   const queue = new SlotQueue(slots);
@@ -192,6 +212,7 @@ export async function startModelService(config: ModelServiceConfig): Promise<Mod
     journal.close();
     bodies?.close();
     if (existsSync(socketPath)) unlinkSync(socketPath);
+    socket.release();
     const code = (error as NodeJS.ErrnoException).code;
     throw new ModelServiceConfigError(`model service: cannot listen (${code ?? String(error)})${code === 'EADDRINUSE' && config.port ? ` on 127.0.0.1:${config.port}: the port is taken` : ''}`);
   }
@@ -211,6 +232,7 @@ export async function startModelService(config: ModelServiceConfig): Promise<Mod
         journal.close();
         bodies?.close();
         if (existsSync(socketPath)) unlinkSync(socketPath);
+        socket.release();
       })();
       return closed;
     },

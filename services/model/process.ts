@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
-import { MODEL_JOURNAL_FILE, MODEL_SOCKET_NAME, ModelServiceConfigError, type ModelService, type ModelServiceConfig } from './index.ts';
+import { MODEL_JOURNAL_FILE, ModelServiceConfigError, placeModelSocket, type ModelService, type ModelServiceConfig } from './index.ts';
 import { readModelJournal } from './journal.ts';
 import { statsFromJournal } from './journal-summary.ts';
 import { loadModelScript } from './script.ts';
@@ -28,9 +28,10 @@ export interface ModelServiceProcessConfig extends ModelServiceConfig {
 export async function startModelServiceProcess(config: ModelServiceProcessConfig): Promise<ModelService> {
   // validate here, so a bad script is the same clear error as in-process, before anything is spawned
   const script = typeof config.script === 'string' ? loadModelScript(config.script) : config.script;
-  if (!config.socketPath && !config.socketDir) throw new ModelServiceConfigError('model service: give socketDir (the run directory) or socketPath');
-  const socketPath = config.socketPath ?? join(config.socketDir!, MODEL_SOCKET_NAME);
-  const journalPath = config.journalPath ?? join(dirname(socketPath), MODEL_JOURNAL_FILE);
+  // placed here, not in the child: this process removes the socket's (short) directory when the child is gone
+  const { socket, journalDir } = placeModelSocket(config);
+  const socketPath = socket.path;
+  const journalPath = config.journalPath ?? join(journalDir, MODEL_JOURNAL_FILE);
   const scratch = mkdtempSync(join(tmpdir(), 'sandbench-model-script-'));
   const scriptPath = join(scratch, 'script.json');
   writeFileSync(scriptPath, JSON.stringify(script));
@@ -45,6 +46,7 @@ export async function startModelServiceProcess(config: ModelServiceProcessConfig
     } catch (error) {
       child.kill('SIGKILL');
       rmSync(scratch, { recursive: true, force: true });
+      socket.release();
       throw new ModelServiceConfigError(`model service priority ${config.priority}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (below 0 needs root or CAP_SYS_NICE)`);
     }
   }
@@ -70,6 +72,8 @@ export async function startModelServiceProcess(config: ModelServiceProcessConfig
     });
   } catch (error) {
     child.kill('SIGKILL');
+    await exited;
+    socket.release();
     throw error;
   } finally {
     // the child has read the script once it is ready: nothing is left even if this process is killed later
@@ -88,6 +92,7 @@ export async function startModelServiceProcess(config: ModelServiceProcessConfig
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         await exited;
         clearTimeout(timer);
+        socket.release();
       })();
       return closed;
     },
