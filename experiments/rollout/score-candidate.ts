@@ -7,7 +7,7 @@
  * infrastructure failures with a category — never reward 0. The caller finishes `trial` (if set)
  * with the scoring executor once it is done with the attempt.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor, ExitInfo, OutputLine, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
@@ -48,14 +48,16 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 export async function scoreCandidate(input: ScoringInput): Promise<ScoringResult> {
   const scoringDir = join(input.scratchDir, 'scoring-workspace');
-  mkdirSync(scoringDir, { recursive: true });
+  // On the thread pool: on a churning fixture disk one mkdir can block for milliseconds (the
+  // largest block of the event loop in the issue-33 profile at C = 128), and every attempt waits on it.
+  await mkdir(scoringDir, { recursive: true });
   try {
     await input.evaluator.stageScoringWorkspace(scoringDir, input.candidate);
   } catch (error) {
     return { score: null, failure: { category: 'recording_failed', note: `scoring workspace: ${errorText(error)}`, stage: 'workspace' }, scoring: null, parsedNs: null, trial: null };
   }
   const trialDir = join(input.scratchDir, 'scoring');
-  mkdirSync(trialDir, { recursive: true });
+  await mkdir(trialDir, { recursive: true });
   const trial = input.trialFor(trialDir, scoringDir);
   const scoreStart = process.hrtime.bigint();
   let scoringExit: ExitInfo;
