@@ -32,6 +32,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Session } from 'node:inspector';
 import { linearRegression, quantileSorted, rSquared } from 'simple-statistics';
 import { runWiring } from '../cli/wiring.ts';
 import { parseCsv } from '../harness/bundle/csv.ts';
@@ -152,6 +153,32 @@ function journalRate(bundle: string): { perS: number; n: number } {
   return { perS: records.length / seconds, n: records.length };
 }
 
+/**
+ * SANDBENCH_SCALE_PROFILE=<dir>: a V8 CPU profile of the measured cell's window only (the same window
+ * as the CPU and lag figures), written as <dir>/harness-scale-c<C>.cpuprofile; `node --cpu-prof` on
+ * the child would also profile start-up, the warm-up cell, analysis and the report.
+ */
+function cellProfiler(c: number): { start(): void; stop(): Promise<void> } {
+  const dir = process.env.SANDBENCH_SCALE_PROFILE;
+  if (!dir) return { start: () => undefined, stop: async () => undefined };
+  const session = new Session();
+  session.connect();
+  const post = (method: string) => new Promise<unknown>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+  let started: Promise<unknown> | null = null;
+  return {
+    start: () => {
+      started = post('Profiler.enable').then(() => post('Profiler.start'));
+    },
+    stop: async () => {
+      if (!started) return;
+      await started;
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(join(dir, `harness-scale-c${c}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 /** Child: a warm-up cell, then the measured cell at C. */
 async function measureCell(c: number, recordings: Recordings, dir: string): Promise<CellFigures> {
   const attempts = ROUNDS * c;
@@ -166,6 +193,8 @@ async function measureCell(c: number, recordings: Recordings, dir: string): Prom
   let jiffies = machineJiffies();
   const window = { startNs: 0n, endNs: 0n };
   let holdMs = 50;
+  const profiler = cellProfiler(c);
+  let profiled: Promise<void> = Promise.resolve();
   const standin = standinDescriptor({ recordings, agentHoldMs: () => holdMs });
   const observed: ExecutorDescriptor = {
     ...standin,
@@ -182,6 +211,7 @@ async function measureCell(c: number, recordings: Recordings, dir: string): Prom
               jiffies = machineJiffies();
               window.startNs = process.hrtime.bigint();
               lag.enable();
+              profiler.start();
             }
             peakInFlight = Math.max(peakInFlight, ++inFlight);
           }
@@ -195,6 +225,7 @@ async function measureCell(c: number, recordings: Recordings, dir: string): Prom
               lag.disable();
               clearInterval(rssTimer!);
               window.endNs = process.hrtime.bigint();
+              profiled = profiler.stop();
             }
           }
         },
@@ -217,6 +248,7 @@ async function measureCell(c: number, recordings: Recordings, dir: string): Prom
   const children0 = launcherChildrenMs();
   const { out, wholeMs } = await run(`scale-c${c}`, attempts, c);
   const children = launcherChildrenMs() - children0;
+  await profiled;
   const machine = machineJiffies();
   const row = parseCsv('rollout-summary.csv', readFileSync(join(out, 'rollout-summary.csv'), 'utf8')).rows[0] as Record<string, string>;
   const journal = journalRate(out);
