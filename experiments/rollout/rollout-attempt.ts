@@ -9,6 +9,7 @@
  * category on the result.
  */
 import { mkdirSync, rmSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
@@ -160,7 +161,10 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     outcome: 'failed', category: 'harness_error', notes, stamps, exit: null, score: null, candidate: null, trajectory: null, memory: null,
     pssPeakKiB: null, pssSamples: 0, scoring: null, facts, ...partial,
   });
-  const agentTrial = trialContext(input, input.trialId, join(input.scratchDir, 'agent'), input.task.repoDir, input.timeoutMs);
+  // Made on the thread pool first, as the scoring dirs (score-candidate.ts): a mkdir on a churning fixture disk can block the loop for milliseconds.
+  const agentDir = join(input.scratchDir, 'agent');
+  await mkdir(agentDir, { recursive: true });
+  const agentTrial = trialContext(input, input.trialId, agentDir, input.task.repoDir, input.timeoutMs);
   let scoringTrial: TrialContext | null = null;
   let outcome: AttemptResult;
   try {
