@@ -19,6 +19,7 @@ import { createReadStream, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { ProbeResult, RunContext, RunningTrial } from '../../harness/contracts/executor.ts';
+import { placeSocket } from '../../harness/run/socket-path.ts';
 import { createQemuMicrovmExecutor } from '../qemu-microvm.ts';
 import { createQemuQ35Executor } from '../qemu-q35.ts';
 import { qemuVersion } from '../qemu.ts';
@@ -96,12 +97,15 @@ export function createQemuCheckpoint(backend: 'qemu-microvm' | 'qemu-q35', varia
   };
   const stateFile = (trial: MechanismTrial) => join(trial.dir, 'vm-state.bin');
   /** QMP socket: a unix socket path must stay under 108 bytes, and run scratch paths are long, so it
-   *  sits directly in the run's scratch directory (found by clean) under a short hashed name. */
+   *  sits directly in the run's scratch directory (found by clean) under a short hashed name — or,
+   *  past the limit (a long fixture root), in the short socket dir (harness/run/socket-path.ts). */
   const qmpSocket = (trial: MechanismTrial, role: string) => {
-    const path = join(dirname(trial.dir), `q${createHash('sha256').update(`${trial.trialId}/${role}`).digest('hex').slice(0, 10)}.sock`);
-    if (Buffer.byteLength(path) > 107) throw new Error(`${backend}: QMP socket path ${path} exceeds the 107-byte unix socket limit (shorten SANDBENCH_HOME or the fixture root)`);
-    resourcesOf(trial).add('tempdir', path, () => rmSync(path, { force: true }));
-    return path;
+    const socket = placeSocket(join(dirname(trial.dir), `q${createHash('sha256').update(`${trial.trialId}/${role}`).digest('hex').slice(0, 10)}.sock`));
+    resourcesOf(trial).add('tempdir', socket.path, () => {
+      rmSync(socket.path, { force: true });
+      socket.release();
+    });
+    return socket.path;
   };
   const vmName = (trial: MechanismTrial, role: string) => `sandbench-${trial.run.runId}-${trial.trialId}-${role}`;
 
