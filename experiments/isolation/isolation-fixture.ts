@@ -3,7 +3,9 @@
  * and after), a host Unix-socket listener that counts connections, and the baseline workspace with
  * the probe script, its config and a symlink pointing out at the canaries. Everything lives under
  * the trial's placement root (a `sandbench-<runId>` dir: isolation-placement.ts), so `sandbench
- * clean` finds it after a kill -9.
+ * clean` finds it after a kill -9 — but the host socket, when its path there would be over the
+ * 107-byte sun_path limit (a long spec name makes a long run id), which is bound in the short socket
+ * dir beside that root instead (harness/run/socket-path.ts: same root, so the same path class).
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { treeDigest } from '../../executors/workspace-diff.ts';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
-import { UserError } from '../../harness/errors.ts';
+import { placeSocket, socketPathFor } from '../../harness/run/socket-path.ts';
 
 export const PROBE_SCRIPT = 'isolation_probe.py';
 export const READ_CANARIES = { abs_read: 'abs-read.txt', symlink_read: 'symlink-read.txt', proc_root_read: 'proc-root-read.txt', traversal_read: 'traversal-read.txt' } as const;
@@ -27,6 +29,8 @@ const probeSource = readFileSync(join(PROJECT_ROOT, 'experiments', 'isolation', 
 export interface IsolationFixture {
   nonce: string;
   hostDir: string;
+  /** Where the host listener is bound (in hostDir, or the short socket dir when that would not fit). */
+  socketPath: string;
   baselineDir: string;
   /** Secret each read canary holds: only a read that reached the host can print it. */
   secrets: Record<string, string>;
@@ -71,7 +75,7 @@ export function writeBaseline(baselineDir: string, nonce: string): { workspaceDa
   writeFileSync(join(baselineDir, ALIAS_TARGET), `alias-canary-${nonce}\n`);
   writeFileSync(
     join(baselineDir, 'isolation_config.json'),
-    `${JSON.stringify({ host_dir: hostDir, baseline_dir: baselineDir, host_socket: join(hostDir, SOCKET_NAME), write_payload: writePayload })}\n`,
+    `${JSON.stringify({ host_dir: hostDir, baseline_dir: baselineDir, host_socket: socketPathFor(join(hostDir, SOCKET_NAME)), write_payload: writePayload })}\n`,
   );
   // Absolute target: resolved by whoever follows it — the host, or the sandbox's own root.
   symlinkSync(hostDir, join(baselineDir, 'link-out'));
@@ -91,9 +95,9 @@ export async function createFixture(baselineDir: string): Promise<IsolationFixtu
   for (const [probe, file] of Object.entries(WRITE_CANARIES)) writeFileSync(join(hostDir, file), `canary-${nonce}-${probe}\n`);
   const { workspaceData, writePayload } = writeBaseline(baselineDir, nonce);
 
-  const socketPath = join(hostDir, SOCKET_NAME);
-  // A bad setting, not a harness fault: a one-line error naming the fix, never a stack trace.
-  if (Buffer.byteLength(socketPath) > 100) throw new UserError(`isolation: host socket path ${socketPath} (${Buffer.byteLength(socketPath)} bytes) is over the 100 bytes this fixture allows below the 108-byte sun_path limit; shorten the spec's name (the run id holds it), or use a shorter $SANDBENCH_FIXTURES (or $SANDBENCH_HOME for inside-home placements)`);
+  // the same path writeBaseline gave the probe; one that cannot fit is a UserError naming the fix
+  const socket = placeSocket(join(hostDir, SOCKET_NAME));
+  const socketPath = socket.path;
   let connections = 0;
   const server: Server = createServer((socket) => {
     connections += 1;
@@ -103,10 +107,14 @@ export async function createFixture(baselineDir: string): Promise<IsolationFixtu
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
+  }).catch((error: unknown) => {
+    socket.release();
+    throw error;
   });
   return {
     nonce,
     hostDir,
+    socketPath,
     baselineDir,
     secrets,
     hostBefore: hostEntries(hostDir),
@@ -114,6 +122,6 @@ export async function createFixture(baselineDir: string): Promise<IsolationFixtu
     workspaceData,
     writePayload,
     connections: () => connections,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => socket.release()),
   };
 }

@@ -160,7 +160,8 @@ export const isolationExperiment: Experiment = {
     fixtures.set(planned.trial_id, fixture);
     try {
       const record = await generic.runTrial(planned, ctx);
-      return { ...record, facts: { ...record.facts, fixture_placement: placement } };
+      // where the host listener was bound: in the host dir, or the short socket dir beside it
+      return { ...record, facts: { ...record.facts, fixture_placement: placement, host_socket: fixture.socketPath } };
     } finally {
       fixtures.delete(planned.trial_id);
       await ctx.run.cleanup.release(handle);
