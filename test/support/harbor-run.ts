@@ -3,7 +3,7 @@
  * PyPI only, ~350 MB, 25–90 s here) and the trials a `harbor run` job directory holds, with
  * sandbench's provider journal beside each.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../../harness/state-dir.ts';
@@ -23,14 +23,37 @@ export interface PhaseWindow {
   endMs: number;
 }
 
+/**
+ * How far a journalled operation may stick out of the Harbor phase that holds it. Both clocks are the
+ * host's wall clock, but each side is read at ms resolution: the journal's `t` is an ISO string with ms,
+ * and Harbor's µs timestamps parse (Date.parse) to whole ms. That is up to 1 ms of truncation on each
+ * side; nothing else separates them (the bridge times an operation between receiving Harbor's request
+ * and answering it).
+ */
+export const CLOCK_TOLERANCE_MS = 2;
+
+/** The host-clock window a journal line covers: it is written when the operation ends, `total_ms` (start) or `ms` after it began. */
+export function journalWindow(entry: JournalEntry): PhaseWindow {
+  const endMs = Date.parse(entry.t);
+  return { startMs: endMs - (entry.total_ms ?? entry.ms ?? 0), endMs };
+}
+
+/** How many ms `inner` sticks out of `outer` (0 when it lies inside). */
+export function overhangMs(inner: PhaseWindow, outer: PhaseWindow): number {
+  return Math.max(0, outer.startMs - inner.startMs, inner.endMs - outer.endMs);
+}
+
 export interface JournalEntry {
   op: string;
   t: string;
+  backend?: string;
   ms?: number;
   total_ms?: number;
   command?: string | null;
   pss_kib?: number | null;
+  workspace_ms?: number;
   prepare_steps?: { dockerfile_line: number; command: string; ms: number }[];
+  failures?: string[];
 }
 
 export interface HarborTrial {
@@ -74,4 +97,44 @@ export function harborTrials(jobsDir: string): HarborTrial[] {
       };
     })
     .sort((a, b) => a.task.localeCompare(b.task));
+}
+
+export interface OracleJobRequest {
+  backend: string;
+  /** Directories of task directories (Harbor datasets). */
+  datasets: string[];
+  /** Single task directories, run in the same job. */
+  tasks: string[];
+  jobsDir: string;
+  concurrency: number;
+}
+
+export interface OracleJob {
+  exitCode: number | undefined;
+  /** The tail of Harbor's output, for a failure message. */
+  outputTail: string;
+  wallMs: number;
+  trials: HarborTrial[];
+}
+
+/**
+ * One `harbor run -a oracle` job on sandbench's provider. The task list goes through a JobConfig file
+ * (`-c`) because `-p` takes one path and replaces the config's lists.
+ */
+export async function runHarborOracle(venv: string, request: OracleJobRequest): Promise<OracleJob> {
+  const config = `${request.jobsDir}.config.json`;
+  writeFileSync(config, JSON.stringify({ datasets: request.datasets.map((path) => ({ path })), tasks: request.tasks.map((path) => ({ path })) }));
+  const startedAt = performance.now();
+  const run = await execa(
+    join(venv, 'bin', 'harbor'),
+    ['run', '-c', config, '-a', 'oracle', '-e', 'sandbench_harbor:SandbenchEnvironment', '--ek', `backend=${request.backend}`, '-y', '-q', '-o', request.jobsDir, '-n', String(request.concurrency)],
+    { env: HARBOR_OFFLINE_ENV, reject: false, timeout: 400_000, all: true },
+  );
+  const wallMs = performance.now() - startedAt;
+  return { exitCode: run.exitCode, outputTail: String(run.all).slice(-1500), wallMs, trials: existsSync(request.jobsDir) ? harborTrials(request.jobsDir) : [] };
+}
+
+/** A trial's Harbor phase durations in ms, for a log line. */
+export function phaseDurationsMs(trial: HarborTrial): Partial<Record<keyof HarborTrial['phases'], number>> {
+  return Object.fromEntries(Object.entries(trial.phases).map(([phase, window]) => [phase, window.endMs - window.startMs]));
 }
