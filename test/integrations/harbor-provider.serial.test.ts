@@ -14,9 +14,9 @@
  *   inside Harbor's environment_setup;
  * - the solve.sh exec lies inside agent_execution, the test.sh exec inside verifier.
  *
- * Serial: about 100–180 s (three jobs of trials that each start a Node bridge and a sandbox on 2 cores;
- * the pip task reaches PyPI on every trial), too long to share the parallel pool. Measured figures are
- * in docs/harbor.md. Also checks that the result.json a rollout writes for a Harbor attempt validates as
+ * Serial: 70–102 s here at load 6–19 (three jobs of trials that each start a Node bridge and a sandbox
+ * on 2 cores; the pip task reaches PyPI on every trial), too long to share the parallel pool. Measured
+ * figures are in docs/harbor.md. Also checks that the result.json a rollout writes for a Harbor attempt validates as
  * Harbor's own TrialResult.
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
