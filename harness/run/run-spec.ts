@@ -5,7 +5,7 @@
  * A full disk anywhere (bundle, journal, scratch, image cache) stops the run the same way and ends
  * in a DiskFullError (disk-full.ts: exit 3, the path, the free space and the resume command).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
 import { BUNDLE_FILES } from '../bundle/layout.ts';
@@ -20,6 +20,7 @@ import type { Experiment, ExperimentContext } from '../contracts/experiment-kind
 import type { RunWiring } from '../contracts/wiring.ts';
 import type { RunContext } from '../contracts/executor.ts';
 import { CleanupRegistry } from './cleanup-registry.ts';
+import { removeRunScratch, runScratchRoots } from './run-scratch.ts';
 import { bundleExists, newRunId, prepareBundleDir, resumeRefusal } from './bundle-dir.ts';
 import { PreparedExecutors, probeArms, type ArmAvailability } from './executor-set.ts';
 import { finalizeBundle } from './finalize-bundle.ts';
@@ -194,9 +195,10 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
   if (started.resumed) await removeLeftoversOfRun(resolved.run_id, request);
   // A live run holds this lock, so `sandbench clean` never touches it.
   cleanup.register('process', 'run lock', acquireRunLock(stateDir(), resolved.run_id));
-  // Every per-run scratch path lives under this directory (named with the run id, so `clean` finds it).
+  // Every per-run scratch path lives under these roots (named with the run id, so `clean` finds them).
+  // Removed after the teardown below, not by the registry a signal releases mid-trial (run-scratch.ts).
+  const scratchRoots = runScratchRoots(stateDir(), resolved.run_id);
   const runScratch = runScratchDir(stateDir(), resolved.run_id);
-  cleanup.register('tempdir', runScratch, () => rmSync(runScratch, { recursive: true, force: true }));
   position.stage = { path: join(stateDir(), 'images'), writing: 'the task image cache' };
   const image = await ensureTaskImage(stateDir(), resolved.spec.image, request.log);
   const run: RunContext = { runId: resolved.run_id, image, stateDir: stateDir(), cleanup, log: request.log, options: { dockerHost: request.dockerHost ?? process.env.DOCKER_HOST } };
@@ -286,6 +288,7 @@ async function runSpecAt(request: RunRequest, position: RunPosition): Promise<Ru
     await executors.teardownAll().catch((error: unknown) => request.log(`backend teardown failed: ${error}`));
     const leftovers = await cleanup.releaseAll();
     for (const failure of leftovers) request.log(`cleanup of ${failure.handle.kind} ${failure.handle.name} failed: ${failure.error}`);
+    for (const failure of removeRunScratch(scratchRoots)) request.log(`cleanup of the run's scratch failed: ${failure}`);
     removeHandlers();
   }
   const complete = !interruptedBy && !diskFull && records.length >= plan.trials.length;

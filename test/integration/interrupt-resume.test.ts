@@ -2,12 +2,14 @@
  * Ctrl-C and kill -9 through the real CLI: SIGINT mid-trial exits 130 leaving nothing behind and a
  * verifiable partial bundle; a run killed with -9 resumes, re-running only what was not journaled.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readJournal } from '../../harness/journal/journal.ts';
+import { MEMORY_SCRATCH_ROOT } from '../../harness/run/memory-scratch.ts';
+import { runScratchDir, stateDir } from '../../harness/state-dir.ts';
 import { SANDBENCH_BIN, sandbench } from '../support/cli.ts';
 import { leftoversOf } from '../support/leftovers.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -55,6 +57,40 @@ describe('interrupts', () => {
       expect(manifest.complete).toBe(false);
     }, 240_000);
   }
+
+  // Regression: the signal's release removed the scratch roots while the cell in flight was still
+  // stopping, its attempts re-created them, and nothing removed them again (harness/run/run-scratch.ts).
+  it('SIGINT mid-rollout on host: both scratch roots hold nothing of the run, earlier trials stay journaled', async () => {
+    const dir = tempDir('sandbench-int-rollout-');
+    const bundle = join(dir, 'bundle');
+    const spec = join(dir, 'spec.yaml');
+    writeFileSync(spec, `name: interrupt-rollout
+experiment: rollout
+arms: [{ backend: host }]
+warmups: 0
+trials: 1
+seed: 16
+timeout: 120s
+rollout: { tasks: builtin, attempts: 6, concurrency: [1, 2], model: [{ slots: 2, base_ms: 20 }], scoring_backend: host }
+`);
+    const journalPath = join(bundle, 'journal.jsonl');
+    const child = execa('node', [SANDBENCH_BIN, 'run', spec, '--out', bundle], { reject: false });
+    await waitFor(() => existsSync(journalPath) && readJournal(journalPath).records.length > 0, 180_000);
+    const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;
+    // the scratch of the cell in flight exists before the signal, so the check below can fail
+    await waitFor(() => existsSync(join(MEMORY_SCRATCH_ROOT, `sandbench-${runId}`)) && existsSync(runScratchDir(stateDir(), runId)), 60_000);
+    const before = readJournal(journalPath).records.map((record) => record.trial_id);
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode, result.stderr).toBe(130);
+    const ofRun = (root: string) => (existsSync(root) ? readdirSync(root).filter((name) => name.includes(runId)) : []);
+    expect(ofRun(MEMORY_SCRATCH_ROOT)).toEqual([]);
+    expect(ofRun(join(runScratchDir(stateDir(), runId), '..'))).toEqual([]);
+    const after = readJournal(journalPath).records.map((record) => record.trial_id);
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after.length).toBeLessThan(12);
+    expect(await leftoversOf(runId)).toEqual([]);
+  }, 300_000);
 
   it('kill -9 mid-run, then --resume: every planned trial exactly once, resumed in the manifest', async () => {
     const dir = tempDir('sandbench-kill-');
