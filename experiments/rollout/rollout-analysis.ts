@@ -152,6 +152,8 @@ export interface CellSummary {
   completed: number;
   failed: number;
   failures: string;
+  /** Why the cell has no figures (no attempt completed): its failure categories and the first distinct notes; null once one completed. */
+  noDataReason: string | null;
   throughput: number | null;
   throughputCi: { low: number; high: number } | null;
   steadyThroughput: number | null;
@@ -192,6 +194,14 @@ function counts(list: readonly string[]): string {
 
 function cellOf(record: TrialRecord): string {
   return String(record.facts.cell ?? record.trial_id);
+}
+
+/** A failed cell's reason, from what its records say: the categories, then up to two distinct notes (a whole cell failing repeats one). */
+function noDataReason(records: readonly TrialRecord[]): string {
+  const notes = [...new Set(records.flatMap((r) => r.notes.slice(0, 1)))];
+  const shown = notes.slice(0, 2).join('; ');
+  const more = notes.length > 2 ? ` (+${notes.length - 2} more in the journal)` : '';
+  return `no attempt completed (${counts(records.map((r) => r.failure_category ?? 'none'))})${shown ? `: ${shown}${more}` : ''}`;
 }
 
 export function summarizeCells(records: readonly TrialRecord[], resamples: number, runId: string): CellSummary[] {
@@ -268,6 +278,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       completed: ok.length,
       failed: all.length - ok.length,
       failures: counts(all.filter((r) => r.outcome !== 'ok').map((r) => r.failure_category ?? 'none')),
+      noDataReason: ok.length > 0 ? null : noDataReason(all),
       throughput,
       throughputCi: bootstrapCi(windows, windowRate, resamples, `${runId}:throughput:${cell}`),
       steadyThroughput: steadySpan > 0 ? (steadyCount * 1000) / steadySpan : null,

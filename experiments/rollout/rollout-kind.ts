@@ -25,7 +25,7 @@ import { runCell, type CellAttempt, type CellResult } from './rollout-cell.ts';
 import { arrivalOf } from '../../harness/schedule/index.ts';
 import { seedFromString } from '../../harness/plan/prng.ts';
 import { attemptAssignment, attemptParams, buildRolloutPlan, cellRunKey } from './rollout-plan.ts';
-import { rolloutRecord, taskInvalidRecord } from './rollout-record.ts';
+import { cellFailedRecord, rolloutRecord, taskInvalidRecord, type CellCoordinates } from './rollout-record.ts';
 import { withModelErrorTasks } from './fault-injection.ts';
 import { RewardCache, rewardCacheFor } from './reward-cache.ts';
 import { BUILTIN_AGENT_SCRIPT, prepareRolloutInputs, withScoringArm, type RolloutInputs, type TaskLoadOptions } from './rollout-inputs.ts';
@@ -97,11 +97,25 @@ export function createRolloutExperiment(deps: RolloutKindDeps = {}): Experiment 
       const records = await cell;
       const record = records.get(planned.trial_id);
       if (record) return record;
-      return { ...baseRecord(ctx, planned), notes: ['harness error: the cell run did not produce this attempt'] };
+      return cellFailedRecord(baseRecord(ctx, planned), plannedCoordinates(planned), attemptParams(planned).attempt, 'the cell run did not produce this attempt');
     },
     async teardown() {
       state = null;
     },
+  };
+}
+
+/** The cell a planned attempt belongs to, from its plan params: what every record of the cell says, failures included. */
+export function plannedCoordinates(planned: PlannedTrial): CellCoordinates {
+  const params = attemptParams(planned);
+  return {
+    armLabel: armLabel(planned.arm),
+    cellLabel: params.cell,
+    cellRun: `rc${createHash('sha256').update(cellRunKey(planned)).digest('hex').slice(0, 10)}`,
+    concurrency: params.concurrency,
+    capacity: { slots: params.slots, base_ms: params.base_ms, per_token_ms: params.per_token_ms },
+    arrival: params.arrival,
+    admissionCap: params.admission_cap ?? 'none',
   };
 }
 
@@ -116,8 +130,8 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
     // same task as every other arm's attempt k; the oracle always takes the gold path
     return { trialId: trial.trial_id, index: attempt, attemptId: urlSafe(trial.trial_id), task: state.taskSet.tasks[taskIndex]!, path: arm.oracle ? 'right' : path };
   });
-  const cellRun = `rc${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
-  const capacity = { slots: params.slots, base_ms: params.base_ms, per_token_ms: params.per_token_ms };
+  const coordinates = plannedCoordinates(first);
+  const { cellRun, capacity } = coordinates;
   let result: CellResult;
   const records = new Map<string, TrialRecord>();
   // Attempts on a task proved unsolvable are never run: recorded as task_invalid, the rest run as the cell.
@@ -125,7 +139,7 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
   for (const attempt of assigned.filter((a) => state.invalidTasks.has(a.task.id))) {
     const trial = planned.find((t) => t.trial_id === attempt.trialId)!;
     const reasons = state.invalidTasks.get(attempt.task.id)!.reasons;
-    records.set(attempt.trialId, taskInvalidRecord({ base: baseRecord(ctx, trial), attempt, cellLabel: params.cell, cellRun, concurrency: params.concurrency, capacity, armLabel: armLabel(first.arm), scoringBackend: state.options.scoring_backend, reasons }));
+    records.set(attempt.trialId, taskInvalidRecord({ base: baseRecord(ctx, trial), attempt, coordinates, scoringBackend: state.options.scoring_backend, reasons }));
   }
   if (attempts.length === 0) return records;
   try {
@@ -156,7 +170,7 @@ async function runCellOf(first: PlannedTrial, ctx: ExperimentContext, state: Run
       rewardCache: rewardCacheFor(state.options.reward_dedup, state.rewardCache),
     });
   } catch (error) {
-    for (const attempt of attempts) records.set(attempt.trialId, { ...baseRecord(ctx, planned.find((t) => t.trial_id === attempt.trialId)!), notes: [`harness error: cell ${params.cell}: ${(error as Error).message}`] });
+    for (const attempt of attempts) records.set(attempt.trialId, cellFailedRecord(baseRecord(ctx, planned.find((t) => t.trial_id === attempt.trialId)!), coordinates, attempt.index, `cell ${params.cell}: ${(error as Error).message}`));
     return records;
   }
   const byTrial = new Map(result.outcomes.map((o) => [o.attempt.trialId, o]));

@@ -22,7 +22,7 @@ function leadTable(summaries: readonly CellSummary[]): Table {
     caption: 'Rollouts per cell: completed rollouts/s, reward, memory per rollout (P50, with its method), bottleneck',
     header: ['arm', 'C', 'model', 'rollouts/s [95% CI]', 'reward [95% CI]', 'memory/rollout', 'bottleneck', 'completed/planned'],
     rows: summaries.map((s) => [
-      s.arm, String(s.concurrency), model(s), withCi(s.throughput, s.throughputCi, 3), withCi(s.reward, s.rewardCi, 2), memoryText(s.memory), s.bottleneck ?? '–', `${s.completed}/${s.planned}`,
+      s.arm, String(s.concurrency), model(s), s.throughput === null && s.noDataReason ? `– (no data: ${s.noDataReason})` : withCi(s.throughput, s.throughputCi, 3), withCi(s.reward, s.rewardCi, 2), memoryText(s.memory), s.bottleneck ?? '–', `${s.completed}/${s.planned}`,
     ]),
     footnote: 'CIs: rollouts/s, bootstrap over equal time windows; reward, Wilson (0/1) or bootstrap. Memory methods: rollout-summary.csv',
   };

@@ -164,14 +164,51 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   };
 }
 
-export interface TaskInvalidRecordInput {
-  base: TrialRecord;
-  attempt: CellAttemptOutcome['attempt'];
+/** Where a cell sits, as the plan placed it: the arm, the cell and its run, C, the model capacity and the schedule. */
+export interface CellCoordinates {
+  armLabel: string;
   cellLabel: string;
   cellRun: string;
   concurrency: number;
   capacity: ModelCapacity;
-  armLabel: string;
+  arrival: string;
+  admissionCap: number | 'none';
+}
+
+/** The coordinate facts every rollout record carries, whether or not its attempt ran: the analysis groups and labels cells by them. */
+export function cellCoordinateFacts(coordinates: CellCoordinates): Record<string, unknown> {
+  return {
+    arm_label: coordinates.armLabel,
+    cell: coordinates.cellLabel,
+    cell_run: coordinates.cellRun,
+    concurrency: coordinates.concurrency,
+    arrival: coordinates.arrival,
+    admission_cap: coordinates.admissionCap,
+    model_slots: coordinates.capacity.slots,
+    model_base_ms: coordinates.capacity.base_ms,
+    model_per_token_ms: coordinates.capacity.per_token_ms,
+  };
+}
+
+/**
+ * An attempt of a cell that failed as a whole (its model service or budget could not start, or it
+ * never produced this attempt): no metric, a harness_error with the reason, and the planned
+ * coordinates — a bare record made the report label the cell `C=undefined` and print NaN.
+ */
+export function cellFailedRecord(base: TrialRecord, coordinates: CellCoordinates, attemptIndex: number, reason: string): TrialRecord {
+  return {
+    ...base,
+    outcome: 'failed',
+    failure_category: 'harness_error',
+    notes: [`harness error: ${reason}`],
+    facts: { ...cellCoordinateFacts(coordinates), attempt_index: attemptIndex, reward: null },
+  };
+}
+
+export interface TaskInvalidRecordInput {
+  base: TrialRecord;
+  attempt: CellAttemptOutcome['attempt'];
+  coordinates: CellCoordinates;
   scoringBackend: string;
   /** The pre-pass's reasons the task is not solvable. */
   reasons: readonly string[];
@@ -190,13 +227,7 @@ export function taskInvalidRecord(input: TaskInvalidRecordInput): TrialRecord {
     failure_category: 'task_invalid',
     notes: [`task ${task.id} is not solvable as written (solvability pre-pass): ${input.reasons.join('; ')}`],
     facts: {
-      arm_label: input.armLabel,
-      cell: input.cellLabel,
-      cell_run: input.cellRun,
-      concurrency: input.concurrency,
-      model_slots: input.capacity.slots,
-      model_base_ms: input.capacity.base_ms,
-      model_per_token_ms: input.capacity.per_token_ms,
+      ...cellCoordinateFacts(input.coordinates),
       task_id: task.id,
       task_source: task.source,
       attempt_id: input.attempt.attemptId,
