@@ -65,9 +65,9 @@ async function scratchSteps(label: string, root: string, recordings: Recordings)
   const dir = (i: number) => join(root, `a${i}`);
   const figures = [
     await timeStep(`${label}: trial dirs (agent, scoring, scoring-workspace)`, (i) => ['agent', 'scoring', 'scoring-workspace'].forEach((name) => mkdirSync(join(dir(i), name), { recursive: true }))),
-    await timeStep(`${label}: extractCandidate`, (i) => extractCandidate(collected, join(dir(i), 'candidate'))),
+    await timeStep(`${label}: extractCandidate`, (i) => extractCandidate(collected)),
   ];
-  const candidate = await extractCandidate(collected, join(dir(0), 'candidate'));
+  const candidate = await extractCandidate(collected);
   figures.push(await timeStep(`${label}: stageScoringWorkspace (cp -a via launcher + candidate + runner)`, (i) => task.evaluator.stageScoringWorkspace(join(dir(i), 'scoring-workspace'), candidate)));
   figures.push(await timeStep(`${label}: removeTree (rm -rf via launcher)`, (i) => removeTree(dir(i))));
   return figures;

@@ -185,7 +185,7 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
               {
                 run: input.run, bundleDir: input.bundleDir, trialId: attempt.trialId, attemptId: t.routeId, task: attempt.task, path: attempt.path, arm: input.arm, backend: input.backend,
                 executor: forked ?? (t.tryIndex === 0 && claimed ? claimedExecutor(input.executor, claimed) : input.executor),
-                scoringExecutor: input.scoringExecutor, scratchDir, candidateDir: join(scratchDir, 'candidate'),
+                scoringExecutor: input.scoringExecutor, scratchDir,
                 budget: placement, memoryCgroup: t.cgroup, ...(t.cgroupError ? { memoryCgroupError: t.cgroupError } : {}),
                 command: tryCommand(command, t.routeId, t.fault),
                 timeoutMs: input.timeoutMs, scoringTimeoutMs: input.options.scoring_timeout, vmMemoryMiB: isVm ? input.options.vm_memory : null, cpus: input.options.budget_cpus,

@@ -1,22 +1,24 @@
 /**
  * Candidates after scoring: the changed files of one attempt, extracted from the executor's collect
- * (minus the repository's .git and the kind's own meta directory), written to a host directory for
- * the evaluator, and — per the retain policy — kept in a content-addressed store in the bundle
+ * (minus the repository's .git and the kind's own meta directory), held in memory for the evaluator, and — per the retain policy — kept in a content-addressed store in the bundle
  * (`candidates/objects/<sha256>`, one object per distinct file content, so identical candidates cost
  * their bytes once) with a per-attempt manifest line; a dropped candidate leaves nothing.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { CandidateFiles as CollectedFiles } from '../../harness/contracts/executor.ts';
-import type { CandidateFiles } from './task-contract.ts';
 import { ROLLOUT_META_DIR } from './task-contract.ts';
 
 export const CANDIDATE_STORE_DIR = 'candidates';
 export const CANDIDATE_MANIFEST_FILE = 'rollout-candidates.jsonl';
 const DELETED_SUFFIX = ' (deleted)';
 
-export interface ExtractedCandidate extends CandidateFiles {
+export interface ExtractedCandidate {
+  readonly changed: readonly string[];
+  readonly deleted: readonly string[];
+  /** The changed files' bytes: the evaluator writes them straight into its scoring workspace. */
+  readonly contents: ReadonlyMap<string, Buffer>;
   /** sha256 over the sorted (path, content digest) list and the deletions: equal candidates ⇔ equal digests. */
   readonly digest: string;
   /** Sum of the changed files' sizes. */
@@ -31,11 +33,11 @@ export function isCandidatePath(path: string): boolean {
   return !(path === '.git' || path.startsWith('.git/') || path === ROLLOUT_META_DIR || path.startsWith(`${ROLLOUT_META_DIR}/`));
 }
 
-/** Read the collected changes into `dir` (workspace-relative layout). `dropLast` loses the lexically last changed file (the faulty variant). */
-export async function extractCandidate(collected: CollectedFiles, dir: string, dropLast = false): Promise<ExtractedCandidate> {
-  mkdirSync(dir, { recursive: true });
+/** Read the collected changes into memory (workspace-relative paths). `dropLast` loses the lexically last changed file (the faulty variant). */
+export async function extractCandidate(collected: CollectedFiles, dropLast = false): Promise<ExtractedCandidate> {
   const deleted: string[] = [];
   const changed: string[] = [];
+  const contents = new Map<string, Buffer>();
   const files: { path: string; sha256: string; bytes: number }[] = [];
   const paths = [...collected.changed].sort();
   for (const entry of paths) {
@@ -48,17 +50,15 @@ export async function extractCandidate(collected: CollectedFiles, dir: string, d
     const content = await collected.read(entry);
     if (content === null) continue; // a new directory, not a file
     changed.push(entry);
+    contents.set(entry, content);
     files.push({ path: entry, sha256: sha256(content), bytes: content.length });
-    const target = join(dir, entry);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
   }
   if (dropLast && files.length > 0) {
     files.pop();
-    changed.pop();
+    contents.delete(changed.pop()!);
   }
   const digest = sha256([...files.map((f) => `${f.path}\0${f.sha256}`), ...deleted.map((path) => `${path}\0deleted`)].join('\n'));
-  return { dir, changed, deleted, files, digest: `sha256:${digest}`, bytes: files.reduce((sum, f) => sum + f.bytes, 0) };
+  return { changed, deleted, contents, files, digest: `sha256:${digest}`, bytes: files.reduce((sum, f) => sum + f.bytes, 0) };
 }
 
 export interface StoredCandidate {
@@ -77,7 +77,7 @@ export function retainCandidate(bundleDir: string, attemptId: string, candidate:
     if (existsSync(target)) continue;
     // write-then-rename: a concurrent writer of the same object never sees half a file
     const partial = `${target}.${process.pid}.${attemptId}.partial`;
-    writeFileSync(partial, readCandidateFile(candidate, file.path));
+    writeFileSync(partial, candidate.contents.get(file.path)!);
     renameSync(partial, target);
     newBytes += file.bytes;
   }
@@ -103,9 +103,4 @@ export function storeObject(bundleDir: string, content: Buffer): { sha256: strin
 export function readObject(bundleDir: string, digest: string): Buffer | null {
   const path = join(bundleDir, CANDIDATE_STORE_DIR, 'objects', digest);
   return existsSync(path) ? readFileSync(path) : null;
-}
-
-function readCandidateFile(candidate: ExtractedCandidate, path: string): Buffer {
-  // the candidate dir holds exactly the extracted bytes (the digest was computed from them)
-  return readFileSync(join(candidate.dir, path));
 }

@@ -8,7 +8,7 @@
  * the model journal (rollout-phases.ts). Never throws for a failure of the rollout: a failure is a
  * category on the result.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
@@ -43,8 +43,6 @@ export interface AttemptInput {
   scoringExecutor: Executor;
   /** Per-attempt host scratch (agent trial dir, scoring workspace); removed at the end. */
   scratchDir: string;
-  /** Where the candidate is extracted (the harness's own files: in memory when the run has a tmpfs, harness/run/memory-scratch.ts); removed at the end. */
-  candidateDir: string;
   budget: BudgetPlacement | null;
   /** The agent sandbox's own cgroup (budget is its placement): its peak, read at the sandbox's exit, is the attempt's memory. */
   memoryCgroup: AttemptCgroup | null;
@@ -177,8 +175,6 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     if (scoringTrial) await input.scoringExecutor.finishTrial(scoringTrial).catch((error) => notes.push(`finishTrial (scoring): ${errorText(error)}`));
     // rm -rf through the launcher: neither blocks the other workers' event-loop turns nor walks the tree in the harness
     await removeTree(input.scratchDir).catch((error) => notes.push(`scratch removal: ${errorText(error)}`));
-    // A few small files on tmpfs: removed in-process (a launcher round trip costs more than the unlinks).
-    rmSync(input.candidateDir, { recursive: true, force: true });
     stamps.end = now();
   }
   return outcome;
@@ -237,7 +233,7 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     const checked = await readTrajectory(collected, trajectorySource(input.arm), input.task.prompt);
     const stored = checked.content ? storeObject(input.bundleDir, checked.content) : null;
     const trajectory = stored ? { sha256: stored.sha256, bytes: stored.bytes, format: checked.format, origin: checked.origin, messages: checked.messages, parsed: checked.problem === null } : null;
-    const candidate = await extractCandidate(collected, input.candidateDir, input.arm.fault === 'drop-last-write');
+    const candidate = await extractCandidate(collected, input.arm.fault === 'drop-last-write');
     const withCandidate = { ...base, trajectory };
     if (agentFailure) {
       notes.push(agentFailure.note, ...stderrTail(running.lines).map((line) => `stderr: ${line}`));

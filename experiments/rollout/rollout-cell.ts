@@ -10,12 +10,10 @@
  * baselines' digests before and after (never modified), the budget's OOM kills per attempt; per
  * attempt, the peak of the attempt's own child cgroup (its memory, whatever the backend).
  */
-import { mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_MOUNT_ROOT, type Executor, type RunContext, type RunningTrial, type TaskCommand } from '../../harness/contracts/executor.ts';
 import { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
-import { memoryScratchDir } from '../../harness/run/memory-scratch.ts';
-import type { ResourceHandle } from '../../harness/run/cleanup-registry.ts';
 import { PEAK_SAMPLE_INTERVAL_MS, startPeakSampler, type PeakReport } from '../../harness/controls/memory-sampler.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import { treeDigest } from '../../executors/workspace-diff.ts';
@@ -170,23 +168,6 @@ export function finalCategory(result: AttemptResult, traffic: AttemptModelTraffi
   return { category: result.category, note: null };
 }
 
-/** The cell's in-memory scratch for its attempts' candidates (harness/run/memory-scratch.ts), registered for cleanup; null without a tmpfs. */
-function cellMemoryScratch(input: CellInput): { dir: string; handle: ResourceHandle } | null {
-  const runDir = memoryScratchDir(input.run.runId);
-  if (!runDir) return null;
-  const dir = join(runDir, input.cellRun);
-  mkdirSync(dir, { recursive: true });
-  const release = () => {
-    rmSync(dir, { recursive: true, force: true });
-    try {
-      rmdirSync(runDir);
-    } catch {
-      // not empty (another cell of the run) or already gone: the last one removes it
-    }
-  };
-  return { dir, handle: input.run.cleanup.register('tempdir', dir, release) };
-}
-
 export async function runCell(input: CellInput): Promise<CellResult> {
   const tasks = [...new Map(input.attempts.map((a) => [a.task.id, a.task])).values()];
   const digestsBefore = tasks.map((task) => treeDigest(task.repoDir));
@@ -215,7 +196,6 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     for (const kill of killers) kill();
   });
   const isVm = input.executor.traits.launch === 'vm';
-  const candidateRoot = cellMemoryScratch(input);
   const outcomes: (Omit<CellAttemptOutcome, 'traffic' | 'phases' | 'category' | 'notes' | 'schedule'> & { notes: string[] })[] = [];
   const loadStart = loadavg();
   const sampler = budget ? startPeakSampler(budget, budgetSampleMs(budget)) : null;
@@ -238,7 +218,6 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     if (budget) {
       const attempt = input.attempts[attemptIndex]!;
       const scratchDir = join(input.scratchDir, attempt.attemptId);
-      const candidateDir = candidateRoot ? join(candidateRoot.dir, attempt.attemptId) : join(scratchDir, 'candidate');
       // A sandbox without a private /tmp (the host) gives the agent a scratch dir of its own instead.
       const command = commandFor(input, attempt, service, input.executor.traits.privateTmp ? '/tmp' : join(scratchDir, 'agent'));
       // Retries (same task, path and seed) and injected faults per try, each try in its own cgroup (attempt-tries.ts).
@@ -263,7 +242,6 @@ export async function runCell(input: CellInput): Promise<CellResult> {
               executor: input.executor,
               scoringExecutor: input.scoringExecutor,
               scratchDir,
-              candidateDir,
               budget: t.cgroup?.placement() ?? budget!.placement(),
               memoryCgroup: t.cgroup,
               ...(t.cgroupError ? { memoryCgroupError: t.cgroupError } : {}),
@@ -302,7 +280,6 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   clearInterval(rssTimer);
   const peak = sampler?.stop() ?? null;
   input.run.cleanup.forget(killHandle);
-  if (candidateRoot) await input.run.cleanup.release(candidateRoot.handle);
   await service.close();
   input.run.cleanup.forget(serviceHandle);
   await budget?.destroy();

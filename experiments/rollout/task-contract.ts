@@ -71,9 +71,20 @@ export interface TaskEvaluator {
   parseScore(outcome: { exitCode: number | null; stdout: string; stderr: string }): TaskScore | Promise<TaskScore>;
 }
 
-export interface CandidateFiles {
+/**
+ * A candidate on disk (`dir`: a host diff, which keeps symlinks and modes) or in memory (`contents`:
+ * an executor's collect, regular files only). The rollout loop holds its candidates in memory: an
+ * extraction to disk and its removal cost the harness 0.4 ms per attempt (docs/harness-scale.md).
+ */
+export type CandidateFiles = CandidatePaths & ({
   /** Directory holding the changed/added files at their workspace-relative paths. */
   readonly dir: string;
+} | {
+  /** The bytes of each changed path. */
+  readonly contents: ReadonlyMap<string, Buffer>;
+});
+
+interface CandidatePaths {
   /** Workspace-relative paths that were added or modified. */
   readonly changed: readonly string[];
   /** Workspace-relative paths the agent deleted. */

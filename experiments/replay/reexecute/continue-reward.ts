@@ -70,7 +70,7 @@ export function withReward(ctx: ExperimentContext, planned: PlannedTrial, input:
       const killers: ResourceHandle[] = [];
       let scored: Awaited<ReturnType<typeof scoreCandidate>> | null = null;
       try {
-        const candidate = await extractCandidate(collected, join(scratch, 'candidate'));
+        const candidate = await extractCandidate(collected);
         Object.assign(facts, { candidate_digest: candidate.digest, candidate_files_scored: candidate.files.map((f) => f.path), candidate_deleted: candidate.deleted });
         scored = await scoreCandidate({
           evaluator: task.evaluator,

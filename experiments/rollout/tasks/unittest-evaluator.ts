@@ -7,7 +7,7 @@
  * evaluatorError (infrastructure), never reward 0.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../../harness/errors.ts';
@@ -89,6 +89,28 @@ function copyEntry(from: string, to: string): void {
   else copyFileSync(from, to);
 }
 
+/**
+ * The mode of a file written with writeFileSync under this umask: a candidate once extracted to disk
+ * had it, and copyEntry's copyFile carried it to the scoring workspace. An in-memory candidate's
+ * files get the same, so the staged workspace is the same mode for mode.
+ */
+const WRITTEN_FILE_MODE = 0o666 & ~process.umask();
+
+/** An in-memory candidate file into the workspace, as copyEntry would copy its extracted copy (in place over a sole regular file). */
+function writeEntry(content: Buffer, to: string): void {
+  if (!isSoleRegularFile(to)) {
+    rmSync(to, { recursive: true, force: true });
+    mkdirSync(dirname(to), { recursive: true });
+  }
+  const fd = openSync(to, 'w', WRITTEN_FILE_MODE);
+  try {
+    fchmodSync(fd, WRITTEN_FILE_MODE); // open's mode applies only when it creates the file
+    writeFileSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The evaluator option of a task set's `testDeadlineSeconds` (checked: a positive number of seconds). */
 export function testDeadline(seconds: number | undefined): { timeoutSeconds?: number } {
   if (seconds === undefined) return {};
@@ -117,7 +139,9 @@ export async function stageCandidateOverBaseline(baselineDir: string, dir: strin
     if (!ignoredCandidatePath(path)) rmSync(join(dir, path), { recursive: true, force: true });
   }
   for (const path of candidate.changed) {
-    if (!ignoredCandidatePath(path)) copyEntry(join(candidate.dir, path), join(dir, path));
+    if (ignoredCandidatePath(path)) continue;
+    if ('contents' in candidate) writeEntry(candidate.contents.get(path)!, join(dir, path));
+    else copyEntry(join(candidate.dir, path), join(dir, path));
   }
 }
 

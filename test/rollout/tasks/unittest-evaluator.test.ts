@@ -29,7 +29,7 @@ const evaluator = (extra: Partial<ConstructorParameters<typeof UnittestEvaluator
   new UnittestEvaluator({ label: 'test', baselineDir: baseline, failToPass: [ref('tests.test_calc.T.test_add')], passToPass: [ref('tests.test_calc.T.test_zero')], ...extra });
 
 let n = 0;
-function candidate(files: Record<string, string>, deleted: string[] = []): CandidateFiles {
+function candidate(files: Record<string, string>, deleted: string[] = []): CandidateFiles & { dir: string } {
   n += 1;
   const dir = tree(join(root, `cand-${n}`), files);
   return { dir, changed: Object.keys(files), deleted };
@@ -42,6 +42,15 @@ async function score(ev: UnittestEvaluator, cand: CandidateFiles) {
   const [cmd, ...args] = ev.scoringArgv;
   const run = await execa(cmd!, args, { cwd: dir, reject: false, timeout: 60_000 });
   return { dir, run, score: ev.parseScore({ exitCode: run.exitCode ?? null, stdout: String(run.stdout), stderr: String(run.stderr) }) };
+}
+
+/** Every file below `dir`: its path, mode and text (what "the same workspace" means). */
+function listing(dir: string, rel = ''): { path: string; mode: number; text: string | null }[] {
+  return readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name)).flatMap((entry) => {
+    const path = rel ? `${rel}/${entry.name}` : entry.name;
+    const mode = statSync(join(dir, path)).mode & 0o7777;
+    return entry.isDirectory() ? [{ path, mode, text: null }, ...listing(dir, path)] : [{ path, mode, text: readFileSync(join(dir, path), 'utf8') }];
+  });
 }
 
 const FIXED = { 'calc/__init__.py': 'def add(a, b):\n    return a + b\n' };
@@ -100,6 +109,24 @@ describe('the unittest evaluator', () => {
     expect(readFileSync(join(staged.dir, SCORE_DIR, 'score_runner.py'), 'utf8')).toContain('sandbench rollout scoring runner');
     await expect(evaluator().stageScoringWorkspace(join(root, 'escape'), { dir: root, changed: ['../outside.py'], deleted: [] })).rejects.toThrow(/escapes the workspace/);
     await expect(evaluator().stageScoringWorkspace(join(root, 'absolute'), { dir: root, changed: [], deleted: ['/etc/passwd'] })).rejects.toThrow(/is absolute/);
+  });
+
+  it('an in-memory candidate stages the workspace its extracted copy would: same paths, bytes and modes', async () => {
+    const files = { ...FIXED, 'calc/extra/new.py': 'NEW = 1\n', 'tests/__init__.py': '# changed\n' };
+    const executable = tree(join(root, 'exec-baseline'), Object.fromEntries(['calc/__init__.py', 'tests/__init__.py', 'tests/test_calc.py'].map((path) => [path, readFileSync(join(baseline, path), 'utf8')])));
+    chmodSync(join(executable, 'calc/__init__.py'), 0o755);
+    linkSync(join(executable, 'tests/__init__.py'), join(executable, 'tests/twin.py'));
+    const ev = evaluator({ baselineDir: executable });
+    const onDisk = candidate(files, ['tests/test_calc.py']);
+    const inMemory: CandidateFiles = { changed: onDisk.changed, deleted: onDisk.deleted, contents: new Map(Object.entries(files).map(([path, text]) => [path, Buffer.from(text)])) };
+    const staged = await Promise.all([onDisk, inMemory].map(async (cand, i) => {
+      const dir = join(root, `same-${i}`);
+      await ev.stageScoringWorkspace(dir, cand);
+      return listing(dir);
+    }));
+    expect(staged[1]).toEqual(staged[0]);
+    expect(staged[0]!.find((entry) => entry.path === 'calc/__init__.py')).toMatchObject({ text: FIXED['calc/__init__.py'], mode: 0o666 & ~process.umask() });
+    expect(staged[0]!.some((entry) => entry.path === 'tests/test_calc.py')).toBe(false);
   });
 
   it('the runner dir replaces a baseline\'s own; a changed file overwrites its copy, never the baseline or a hard-linked sibling', async () => {
