@@ -25,6 +25,7 @@ import { MEMORY_SCRATCH_ROOT } from '../harness/run/memory-scratch.ts';
 import { fixtureRoot, stateDir } from '../harness/state-dir.ts';
 import { loadTaskSet } from '../experiments/rollout/tasks/index.ts';
 import { extractCandidate, storeObject } from '../experiments/rollout/candidate-store.ts';
+import { SCRATCH_BATCH, ScratchReaper } from '../experiments/rollout/scratch-reaper.ts';
 import { readTrajectory, trajectorySource } from '../experiments/rollout/native-trajectory.ts';
 import { treePssKiB } from '../experiments/rollout/tree-pss.ts';
 import type { RolloutArm } from '../experiments/rollout/rollout-arms.ts';
@@ -70,6 +71,14 @@ async function scratchSteps(label: string, root: string, recordings: Recordings)
   const candidate = await extractCandidate(collected);
   figures.push(await timeStep(`${label}: stageScoringWorkspace (cp -a via launcher + candidate + runner)`, (i) => task.evaluator.stageScoringWorkspace(join(dir(i), 'scoring-workspace'), candidate)));
   figures.push(await timeStep(`${label}: removeTree (rm -rf via launcher)`, (i) => removeTree(dir(i))));
+  // The cell's way (scratch-reaper.ts): a rename each, one rm -rf per batch; the last call closes the
+  // reaper, so every removal is in the window (with the warm-up's partial batch: counted against it).
+  figures.push(await timeStep(`${label}: trial dirs again, for the reaper`, (i) => ['agent', 'scoring', 'scoring-workspace'].forEach((name) => mkdirSync(join(dir(i), name), { recursive: true }))));
+  const reaper = new ScratchReaper(join(root, 'trash'));
+  figures.push(await timeStep(`${label}: ScratchReaper.discard (rename; rm -rf per ${SCRATCH_BATCH})`, async (i) => {
+    await reaper.discard(dir(i));
+    if (i === N - 1 && (await reaper.close()).length > 0) throw new Error('harness-steps: the reaper left scratch behind');
+  }));
   return figures;
 }
 

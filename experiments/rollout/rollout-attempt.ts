@@ -43,6 +43,8 @@ export interface AttemptInput {
   scoringExecutor: Executor;
   /** Per-attempt host scratch (agent trial dir, scoring workspace); removed at the end. */
   scratchDir: string;
+  /** How the scratch is removed: the cell's batches (scratch-reaper.ts); absent = one `rm -rf` now. */
+  discardScratch?: (dir: string) => Promise<void>;
   budget: BudgetPlacement | null;
   /** The agent sandbox's own cgroup (budget is its placement): its peak, read at the sandbox's exit, is the attempt's memory. */
   memoryCgroup: AttemptCgroup | null;
@@ -174,7 +176,7 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     await input.executor.finishTrial(agentTrial).catch((error) => notes.push(`finishTrial (agent): ${errorText(error)}`));
     if (scoringTrial) await input.scoringExecutor.finishTrial(scoringTrial).catch((error) => notes.push(`finishTrial (scoring): ${errorText(error)}`));
     // rm -rf through the launcher: neither blocks the other workers' event-loop turns nor walks the tree in the harness
-    await removeTree(input.scratchDir).catch((error) => notes.push(`scratch removal: ${errorText(error)}`));
+    await (input.discardScratch ?? removeTree)(input.scratchDir).catch((error) => notes.push(`scratch removal: ${errorText(error)}`));
     stamps.end = now();
   }
   return outcome;

@@ -27,6 +27,7 @@ import { runSchedule, type Arrival, type JobTiming, type Occupancy, type StartSi
 import { attemptSchedule, startFailureCategory, watchStart, type AttemptSchedule } from './attempt-start.ts';
 import { runAttemptTries, type AttemptTry } from './attempt-tries.ts';
 import { tryCommand } from './fault-injection.ts';
+import { ScratchReaper } from './scratch-reaper.ts';
 import type { RewardCache } from './reward-cache.ts';
 import { BUILTIN_AGENT, type RolloutArm } from './rollout-arms.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs, type AttemptModelTraffic, type AttemptPhases } from './rollout-phases.ts';
@@ -203,6 +204,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), HARNESS_RSS_SAMPLE_MS);
   const cpuStart = process.cpuUsage();
   const helperCpu = meterHelperCpu();
+  const reaper = new ScratchReaper(join(input.scratchDir, 'trash'));
   const tStart = process.hrtime.bigint();
   // Each attempt's sandbox reports the end of its start through the launch hook the attempt already calls (attempt-start.ts).
   const startSignals = new Map<string, StartSignal>();
@@ -242,6 +244,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
               executor: input.executor,
               scoringExecutor: input.scoringExecutor,
               scratchDir,
+              discardScratch: (dir) => reaper.discard(dir),
               budget: t.cgroup?.placement() ?? budget!.placement(),
               memoryCgroup: t.cgroup,
               ...(t.cgroupError ? { memoryCgroupError: t.cgroupError } : {}),
@@ -274,6 +277,8 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     jobs: input.attempts.length, arrival: input.arrival ?? { mode: 'closed' }, workers: input.concurrency, admissionCap: input.admissionCap ?? null, seed: input.scheduleSeed ?? 0, keepGoing: () => budget !== null, run: runOne,
   });
   const timings = new Map<number, JobTiming>(scheduled.jobs.map(({ timing }) => [timing.job, timing]));
+  // The last batch's removal is the cell's work: inside its CPU window.
+  for (const failure of await reaper.close()) input.run.log(`rollout cell ${input.cellRun}: scratch not removed: ${failure}`);
   const tEnd = process.hrtime.bigint();
   const cpu = process.cpuUsage(cpuStart);
   const helper = helperCpu.read();
