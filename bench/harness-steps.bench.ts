@@ -66,7 +66,7 @@ async function scratchSteps(label: string, root: string, recordings: Recordings)
   const dir = (i: number) => join(root, `a${i}`);
   const figures = [
     await timeStep(`${label}: trial dirs (agent, scoring, scoring-workspace)`, (i) => ['agent', 'scoring', 'scoring-workspace'].forEach((name) => mkdirSync(join(dir(i), name), { recursive: true }))),
-    await timeStep(`${label}: extractCandidate`, (i) => extractCandidate(collected)),
+    await timeStep(`${label}: extractCandidate`, () => extractCandidate(collected)),
   ];
   const candidate = await extractCandidate(collected);
   figures.push(await timeStep(`${label}: stageScoringWorkspace (cp -a via launcher + candidate + runner)`, (i) => task.evaluator.stageScoringWorkspace(join(dir(i), 'scoring-workspace'), candidate)));

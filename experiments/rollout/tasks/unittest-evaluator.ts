@@ -80,7 +80,10 @@ function copyEntry(from: string, to: string): void {
   // A changed file over its baseline copy: overwritten in place (copyFile truncates and sets the
   // source's mode), so the fixture disk allocates no inode for it; on this disk each allocation
   // scans past recently deleted inodes while a campaign churns (docs/harness-scale.md).
-  if (lstatSync(from).isFile() && isSoleRegularFile(to)) return copyFileSync(from, to);
+  if (lstatSync(from).isFile() && isSoleRegularFile(to)) {
+    copyFileSync(from, to);
+    return;
+  }
   rmSync(to, { recursive: true, force: true });
   mkdirSync(dirname(to), { recursive: true });
   const stat = lstatSync(from);
