@@ -142,7 +142,7 @@ export async function runDensityBatch(options: DensityBatchOptions): Promise<Den
   const token = `sbd${createHash('sha256').update(`${options.run.runId}:${options.trialId}`).digest('hex').slice(0, 12)}`;
   let budget: CgroupBudget;
   try {
-    budget = CgroupBudget.create({ runId: options.run.runId, label: options.trialId, cpus: options.budgetCpus, memoryMiB: options.budgetMemoryMiB, cleanup: options.run.cleanup });
+    budget = CgroupBudget.create({ cpusField: 'density.budget_cpus', runId: options.run.runId, label: options.trialId, cpus: options.budgetCpus, memoryMiB: options.budgetMemoryMiB, cleanup: options.run.cleanup });
   } catch (error) {
     return emptyResult(token, 0, `budget: ${(error as Error).message}`);
   }

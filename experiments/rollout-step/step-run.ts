@@ -88,7 +88,7 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   const digestsBefore = tasks.map((task) => treeDigest(task.repoDir));
   const service = await startModelServiceProcess({ script: input.script, socketDir: input.scratchDir, port: 0, slots: input.capacity.slots, baseMs: input.capacity.base_ms, perTokenMs: input.capacity.per_token_ms, journalPath: input.journalPath, log: input.run.log });
   const serviceHandle = input.run.cleanup.register('process', `model service ${service.socketPath}`, () => service.close());
-  const budget = CgroupBudget.create({ runId: input.run.runId, label: input.cellRun, cpus: input.options.budget_cpus, memoryMiB: input.options.budget_memory, cleanup: input.run.cleanup });
+  const budget = CgroupBudget.create({ cpusField: 'rollout_step.budget_cpus', runId: input.run.runId, label: input.cellRun, cpus: input.options.budget_cpus, memoryMiB: input.options.budget_memory, cleanup: input.run.cleanup });
   const cellInput = asCellInput(input);
   const agentTmp = (dir: string) => (input.executor.traits.privateTmp ? '/tmp' : join(dir, 'agent'));
   const isVm = input.executor.traits.launch === 'vm';

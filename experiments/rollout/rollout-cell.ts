@@ -186,7 +186,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   let budget: CgroupBudget | null = null;
   let budgetError: string | null = null;
   try {
-    budget = CgroupBudget.create({ runId: input.run.runId, label: input.cellRun, cpus: input.options.budget_cpus, memoryMiB: input.options.budget_memory, cleanup: input.run.cleanup });
+    budget = CgroupBudget.create({ cpusField: 'rollout.budget_cpus', runId: input.run.runId, label: input.cellRun, cpus: input.options.budget_cpus, memoryMiB: input.options.budget_memory, cleanup: input.run.cleanup });
   } catch (error) {
     budgetError = `budget: ${(error as Error).message}`;
   }

@@ -23,6 +23,8 @@ export interface BudgetOptions {
   runId: string;
   label: string;
   cpus: string;
+  /** The spec field that set `cpus` (e.g. `rollout.budget_cpus`): the error for CPUs this host lacks names it. */
+  cpusField?: string;
   memoryMiB: number;
   cfsPeriodUs?: number;
   layout?: CgroupLayout;
@@ -62,6 +64,7 @@ export class CgroupBudget {
   readonly relPath: string;
   readonly version: 1 | 2;
   readonly limits: BudgetLimits;
+  private readonly cpusField: string;
   private readonly dirs: Record<BudgetController, string>;
   private readonly readBack: Record<string, string> = {};
   private readonly notes: string[] = [];
@@ -80,6 +83,7 @@ export class CgroupBudget {
     this.name = `sandbench-${options.runId}-${options.label.replaceAll(':', '+')}`;
     if (!SAFE_NAME.test(this.name)) throw new BudgetError(`budget name "${this.name}" has characters unsafe for a cgroup path`);
     this.relPath = `/${this.name}`;
+    this.cpusField = options.cpusField ?? 'the budget\'s CPU list';
     this.version = layout.version;
     const root = (c: BudgetController) => (layout.version === 1 ? layout.mounts[c] : layout.mount);
     this.dirs = { memory: join(root('memory'), this.name), cpu: join(root('cpu'), this.name), cpuset: join(root('cpuset'), this.name) };
@@ -120,7 +124,7 @@ export class CgroupBudget {
     const available = new Set(parseCpuList(parentCpus));
     const missing = parseCpuList(this.limits.cpus).filter((cpu) => !available.has(cpu));
     if (missing.length > 0) {
-      throw new BudgetError(`budget CPUs ${this.limits.cpus} include ${missing.join(',')} which the parent cpuset (${parentCpus}) does not have; change density.budget_cpus`);
+      throw new BudgetError(`budget CPUs ${this.limits.cpus} include ${missing.join(',')} which the parent cpuset (${parentCpus}) does not have; change ${this.cpusField}`);
     }
   }
 

@@ -48,7 +48,8 @@ describe.skipIf(!v1)('cgroup v1 budget', () => {
   });
 
   it('refuses a CPU the machine does not have, naming the field to change', () => {
-    expect(() => CgroupBudget.create({ runId, label: 'badcpu', cpus: '0-511', memoryMiB: 64 })).toThrow(/density.budget_cpus/);
+    expect(() => CgroupBudget.create({ runId, label: 'badcpu', cpus: '0-511', memoryMiB: 64, cpusField: 'rollout.budget_cpus' })).toThrow(/change rollout\.budget_cpus$/);
+    expect(() => CgroupBudget.create({ runId, label: 'badcpu2', cpus: '0-511', memoryMiB: 64 })).toThrow(/change the budget's CPU list$/);
   });
 
   it('places a launched tree through enterArgv, finds escapees, and destroys leftovers', async () => {
