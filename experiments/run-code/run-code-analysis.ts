@@ -44,8 +44,8 @@ function metricValues(records: readonly TrialRecord[], metric: string): number[]
 
 const medianOf = (values: number[]): number | null => (values.length > 0 ? quantile(values, 0.5) : null);
 
-/** Mean of one value per cell run, with a t interval over the cell runs (null below two). */
-function perCellMean(records: readonly TrialRecord[], metric: string): { n: number; mean: number | null; low: number | null; high: number | null } {
+/** Mean of a once-per-cell-run figure over the cell runs (one value per run, never per request), with a t interval over the cell runs (null below two). */
+export function perCellMean(records: readonly TrialRecord[], metric: string): { n: number; mean: number | null; low: number | null; high: number | null } {
   const byRun = new Map<string, number>();
   for (const record of records) if (typeof record.metrics[metric] === 'number') byRun.set(String(record.facts.cell_run), record.metrics[metric]!);
   const values = [...byRun.values()];
@@ -55,7 +55,9 @@ function perCellMean(records: readonly TrialRecord[], metric: string): { n: numb
   if (n < 2) return { n, mean, low: null, high: null };
   const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
   const half = studentTQuantile(0.975, n - 1) * (sd / Math.sqrt(n));
-  return { n, mean, low: mean - half, high: mean + half };
+  // A rate cannot be negative: the t interval is cut at 0, which keeps its coverage. With 2 cell runs
+  // (t = 12.7) it is wide by design; more trials narrow it.
+  return { n, mean, low: Math.max(0, mean - half), high: mean + half };
 }
 
 function groupRow(group: ArmRef, records: readonly TrialRecord[]): Cell[] {
