@@ -38,7 +38,10 @@ export interface ArmMetricSummary {
 }
 
 export function summarizeArmMetric(data: ArmMetricData): ArmMetricSummary {
-  const values = data.observations.map((o) => o.value);
+  // One value per unit of replication: a per-step or per-cell figure copied onto each attempt's record
+  // is one observation, so its P50 interval comes from the steps or cells, never from the copies.
+  const units = data.replicates ?? data.observations;
+  const values = units.map((o) => o.value);
   const summary = summarize(values, data.failed);
   const outliers = madOutliers(values);
   const clusterNote =
@@ -50,7 +53,7 @@ export function summarizeArmMetric(data: ArmMetricData): ArmMetricSummary {
     diagnostics: {
       outliers,
       outlierRule: outliers.count === null && summary.n > 0 ? 'MAD = 0: modified z-score undefined' : `|0.6745·(x − median)/MAD| > ${MAD_Z_THRESHOLD} (flagged, kept)`,
-      drift: drift(values, data.observations.map((o) => o.position)),
+      drift: drift(values, units.map((o) => o.position)),
       variability: variability(values),
       clusterNote,
     },
