@@ -77,8 +77,10 @@ rollout: { tasks: builtin, attempts: 6, concurrency: [1, 2], model: [{ slots: 2,
     const child = execa('node', [SANDBENCH_BIN, 'run', spec, '--out', bundle], { reject: false });
     await waitFor(() => existsSync(journalPath) && readJournal(journalPath).records.length > 0, 180_000);
     const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;
-    // the scratch of the cell in flight exists before the signal, so the check below can fail
-    await waitFor(() => existsSync(join(MEMORY_SCRATCH_ROOT, `sandbench-${runId}`)) && existsSync(runScratchDir(stateDir(), runId)), 60_000);
+    // the scratch of the cell in flight exists before the signal, so the check below can fail (the
+    // in-memory root is checked too: no kind writes there since candidates stay in memory, but a
+    // run removes it whole, and old runs' leftovers live there)
+    await waitFor(() => existsSync(runScratchDir(stateDir(), runId)), 60_000);
     const before = readJournal(journalPath).records.map((record) => record.trial_id);
     child.kill('SIGINT');
     const result = await child;
