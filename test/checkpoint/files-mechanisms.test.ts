@@ -40,8 +40,18 @@ describe('files-only checkpoint mechanisms on this machine', () => {
 
   it('children sharing one workspace are caught (a child sees its sibling\'s write)', async () => {
     const real = createHostCheckpoint(null);
-    // Broken on purpose: every child is started in child 0's copy, so their writes are shared.
-    const broken: CheckpointMechanism = { ...real, restore: (trial, image) => real.restore(trial, image, 0) };
+    // Broken on purpose: every child is started in child 0's copy, so their writes are shared. The
+    // restores run one after another: two concurrent `cp -a` into one directory race each other
+    // (a child then fails to start, and the trial is an infrastructure failure, not the finding).
+    let previous: Promise<unknown> = Promise.resolve();
+    const broken: CheckpointMechanism = {
+      ...real,
+      restore: (trial, image) => {
+        const restored = previous.catch(() => undefined).then(() => real.restore(trial, image, 0));
+        previous = restored;
+        return restored;
+      },
+    };
     const verdict = judgeCheckpoint(await trial(broken, 'host-shared'));
     expect({ outcome: verdict.outcome, notes: verdict.notes }).toMatchObject({ outcome: 'invalid' });
     expect(verdict.validity.siblings_isolated).toBe('fail');

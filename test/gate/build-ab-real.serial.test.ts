@@ -21,6 +21,21 @@ const SOURCE = join(ROOT, 'test/fixtures/builds/delay-exec.c');
 const work = mkdtempSync(join(tmpdir(), 'sandbench-build-ab-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+const CLUSTERS = /separated clusters, so its P50 describes neither/;
+
+/**
+ * The gate of the 2 ms arm. Where the gate refuses the P50 because the sub-millisecond baseline split
+ * into separated clusters (it did in one fresh-clone CI run), it is asked for the P90 its refusal
+ * names, which 24 trials allow (P90 needs ≥ 20): the +2 ms shift moves every quantile, so a P90 gate
+ * must still call it a regression. The refusal itself is pinned by the A/A pair below.
+ */
+async function gateSlow(out: string, baseline: string[]) {
+  const argv = ['gate', out, ...baseline, '--candidate-arm', 'host:slow', '--metric', 'completion_ms', '--threshold', '50%'];
+  const p50 = await runCli(argv);
+  if (p50.code !== 3 || !CLUSTERS.test(p50.stdout)) return p50;
+  return runCli([...argv, '--statistic', 'p90']);
+}
+
 describe('interleaved A/B of two builds in one run', () => {
   it('detects a +2 ms wrapper and passes (or leaves undecided) the byte-identical pair', async () => {
     await execa('gcc', ['-O2', '-DDELAY_US=0', '-o', join(work, 'shim'), SOURCE]);
@@ -36,7 +51,7 @@ describe('interleaved A/B of two builds in one run', () => {
       '  - { backend: host, variant: copy, build: { wrapper: ./shim-copy } }',
       '  - { backend: host, variant: slow, build: { wrapper: ./shim-2ms } }',
       'warmups: 1',
-      'trials: 16',
+      'trials: 24',
       'seed: 3',
       'timeout: 30s',
       'task:',
@@ -55,7 +70,7 @@ describe('interleaved A/B of two builds in one run', () => {
     expect(JSON.stringify(env.backends.host.details)).not.toContain('build_');
     if (realtime) expect(env.scheduling).toMatchObject({ policy: 'SCHED_FIFO', rt_priority: 10 });
 
-    const slow = await runCli(['gate', out, '--baseline-arm', 'host:base', '--candidate-arm', 'host:slow', '--metric', 'completion_ms', '--threshold', '50%']);
+    const slow = await gateSlow(out, ['--baseline-arm', 'host:base']);
     expect(slow.code, slow.stdout).toBe(1);
     expect(slow.stdout).toContain(`the arms differ in build: wrapper: ${join(work, 'shim')} (sha256:`);
     const same = await runCli(['gate', out, '--baseline-arm', 'host:base', '--candidate-arm', 'host:copy', '--metric', 'completion_ms', '--threshold', '50%']);
@@ -63,11 +78,11 @@ describe('interleaved A/B of two builds in one run', () => {
     // clusters describes neither — this VM's host launches sometimes split ~0.46 / ~0.70 ms within one
     // run (seen in a fresh-clone CI run), and the gate then refuses the median rather than judge it.
     expect(same.code, same.stdout).not.toBe(1);
-    if (same.code === 3) expect(same.stdout).toMatch(/separated clusters, so its P50 describes neither/);
+    if (same.code === 3) expect(same.stdout).toMatch(CLUSTERS);
     else expect([0, 2], same.stdout).toContain(same.code);
     expect(same.stdout).toContain('byte-identical (same sha256: an A/A pair)');
     // Only --candidate-arm: the spec has no compare, so the first arm is the baseline, and the output says so.
-    const defaulted = await runCli(['gate', out, '--candidate-arm', 'host:slow', '--metric', 'completion_ms', '--threshold', '50%']);
+    const defaulted = await gateSlow(out, []);
     expect(defaulted.code, defaulted.stdout).toBe(1);
     expect(defaulted.stdout).toContain('defaulted: baseline arm host:base: the spec declares no compare for host:slow, so the first arm of the run is the control');
   }, 600_000);
