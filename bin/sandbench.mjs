@@ -23,7 +23,31 @@ function distIsCurrent() {
   }
 }
 
+/**
+ * Whether this process runs under a realtime policy (SCHED_FIFO or SCHED_RR, e.g. under `chrt -f`,
+ * as the CI-gate recipe runs a measurement). Field 41 of /proc/self/stat, counted after the command
+ * name's closing parenthesis (the name may hold spaces).
+ */
+function realtimePolicy() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const policy = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
+    return policy === 1 || policy === 2;
+  } catch {
+    return false;
+  }
+}
+
 const fromDist = distIsCurrent();
+// The source fallback compiles through tsx's esbuild service, a Go process: at a realtime priority
+// its spinning threads and node's starve each other and the command never starts (measured: 95% of
+// a CPU each, no progress, for 10 minutes). A clear refusal beats that livelock.
+if (!fromDist && realtimePolicy()) {
+  process.stderr.write(
+    'sandbench: the compiled build in dist/ is older than the sources, and the sources cannot run under a realtime policy (chrt -f/-r): tsx compiles them with esbuild, which livelocks at realtime priority. Fix: run `npm run build` in the checkout, then run this again.\n',
+  );
+  process.exit(2);
+}
 // For tests and bug reports: which entry ran.
 if (process.env.SANDBENCH_DEBUG_ENTRY === '1') process.stderr.write(`sandbench: entry: ${fromDist ? 'dist' : 'sources'}\n`);
 if (fromDist) {

@@ -45,5 +45,11 @@ describe('the dist build', () => {
     const stale = await execa('node', [join(copy, 'bin', 'sandbench.mjs'), '--help'], { env: { SANDBENCH_DEBUG_ENTRY: '1' } });
     expect(stale.stdout).toContain('Usage: sandbench');
     expect(stale.stderr).toContain('entry: sources');
+    // Under a realtime policy the source fallback would livelock (tsx's esbuild): a clear refusal instead.
+    if ((await execa('chrt', ['-f', '10', 'true'], { reject: false })).exitCode === 0) {
+      const refused = await execa('chrt', ['-f', '10', 'node', join(copy, 'bin', 'sandbench.mjs'), '--help'], { reject: false, timeout: 30_000 });
+      expect(refused.exitCode, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('Fix: run `npm run build`');
+    }
   }, 240_000);
 });
