@@ -36,7 +36,7 @@ export function registerRun(program: Command): void {
     .option('--docker-host <url>', 'use this Docker engine instead of starting a private dockerd (never stopped by sandbench)')
     .option('--require-all', 'fail instead of skipping arms whose backend is unavailable')
     .option('--keep-going', 'record an arm whose build cannot start a sandbox (a real start before the first trial) as skipped instead of refusing the run')
-    .addHelpText('after', `\nExit codes: 0 ok; 2 bad input; ${EXIT_INFRASTRUCTURE} infrastructure: the disk filled mid-run (the message names the path, the free space and the \`run --resume\` command; the journal stays resumable); ${EXIT_NO_VALID_TRIALS} when an arm ended with zero valid formal trials (named on stderr with its dominant failure category; the bundle is still written and verifiable); 130/143 interrupted.`)
+    .addHelpText('after', `\nExit codes: 0 ok; 2 bad input; ${EXIT_INFRASTRUCTURE} infrastructure: the disk filled mid-run (the message names the path, the free space and the \`run --resume\` command; the journal stays resumable); ${EXIT_NO_VALID_TRIALS} when an arm ended with zero valid formal trials (named on stderr with its dominant failure category; the bundle is still written and verifiable; an arm whose every trial is not_applicable on its backend is named but does not count); 130/143 interrupted.`)
     .option('--json', 'print the analysis as one JSON document on stdout (as `analyze --json`); the summary table and the bundle path go to stderr')
     .option('--shard <i/N>', 'run only shard i of N (blocks b with b mod N = i) of the plan, for `sandbench merge` (docs/fleet.md)', parseShard('--shard'))
     .action(async (specPath: string | undefined, flags: RunFlags) => {
@@ -44,7 +44,7 @@ export function registerRun(program: Command): void {
       // A bad spec (an absurd size included) is refused before the run loop, executors and renderers
       // load (imported below, not at the top): in the time `plan` takes. runSpec resolves it again, cheaply.
       if (specPath && !flags.resume) resolveGivenSpec(specPath, pick(flags), (await import('../../experiments/registry.ts')).SPEC_KINDS);
-      const [{ runSpec }, { runWiring }, { terminalSummary }, { analyzedBundle }, { analysisJson, armsWithoutValidTrials }] = await Promise.all([
+      const [{ runSpec }, { runWiring }, { terminalSummary }, { analyzedBundle }, { analysisJson, armsWithoutValidTrials, armsNotApplicable }] = await Promise.all([
         import('../../harness/run/run-spec.ts'),
         import('../wiring.ts'),
         import('../../reports/render/terminal-summary.ts'),
@@ -73,6 +73,8 @@ export function registerRun(program: Command): void {
       // An arm that measured nothing must fail a CI job, even though the bundle is complete and verifiable.
       const empty = analyzed ? armsWithoutValidTrials(analyzed.analysis) : [];
       for (const arm of empty) log(`arm ${arm.arm}: 0 of ${arm.planned} formal trials valid (mostly ${arm.dominant}); exit ${EXIT_NO_VALID_TRIALS}`);
+      // Asked for by the spec but impossible on its backend: named, recorded with the reason, not a failed measurement.
+      for (const arm of analyzed ? armsNotApplicable(analyzed.analysis) : []) log(`arm ${arm.arm}: not applicable on its backend (${arm.planned} planned trials recorded as not_applicable; the bundle says why)`);
       if (empty.length > 0) process.exitCode = EXIT_NO_VALID_TRIALS;
       if (result.interruptedBy) process.exitCode = EXIT_ON_SIGNAL[result.interruptedBy] ?? 1;
     });

@@ -91,14 +91,14 @@ export function stepRecord(input: StepRecordInput): TrialRecord {
 
 /**
  * An attempt whose prefix strategy cannot run on its backend (fork where the checkpoint mechanism
- * cannot carry an attempt): never run, no metric, failed/setup_failed with the reason in
+ * cannot carry an attempt): never run, no metric, failed/not_applicable with the reason in
  * facts.prefix_unavailable, so it stays in the planned denominator and the summary names why.
  */
 export function unavailableRecord(base: TrialRecord, at: StepCoordinates, attempt: Pick<StepAttempt, 'step' | 'slot' | 'member' | 'task'>, armLabel: string, reason: string): TrialRecord {
   return {
     ...base,
     outcome: 'failed',
-    failure_category: 'setup_failed',
+    failure_category: 'not_applicable',
     notes: [`prefix ${at.prefix} not applicable on ${armLabel}: ${reason}`],
     facts: { arm_label: armLabel, cell: at.cellLabel, cell_run: at.cellRun, task_id: attempt.task.id, ...coordinateFacts(at, attempt), prefix_unavailable: reason },
   };

@@ -48,7 +48,7 @@ function armTrials(data: readonly ArmMetricData[], arms: readonly string[], metr
     let task = 0;
     for (const [category, count] of Object.entries(byCategory)) {
       if (INFRASTRUCTURE_FAILURES.has(category as FailureCategory)) infrastructure += count;
-      else task += count;
+      else if (category !== 'not_applicable') task += count;
     }
     const planned = d?.planned ?? 0;
     const failed = d?.failed ?? 0;

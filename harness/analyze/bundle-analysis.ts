@@ -35,7 +35,7 @@ export interface ArmTrials {
   failed: number;
   /** Non-ok formal trials by failure category (the outcome when a trial has no category). */
   byCategory: Record<string, number>;
-  /** Failures of the machinery (setup, recording, upstream, harness, timeout...) vs of the task. */
+  /** Failures of the machinery (setup, recording, upstream, harness, timeout...) vs of the task; `not_applicable` is neither. */
   infrastructure: number;
   task: number;
 }
@@ -126,12 +126,23 @@ export interface EmptyArm {
   dominant: string;
 }
 
-/** Arms with formal trials of which none is valid: the run measured nothing for them (`run` exits 4). */
+const notApplicableOnly = (t: ArmTrials): boolean => t.failed > 0 && (t.byCategory.not_applicable ?? 0) === t.failed && t.ok === 0;
+
+/**
+ * Arms with formal trials of which none is valid: the run measured nothing for them (`run` exits 4).
+ * An arm whose every trial is `not_applicable` is left out: the spec asked for a cell its backend
+ * cannot run, which the bundle records with the reason; that is not a failed measurement.
+ */
 export function armsWithoutValidTrials(analysis: BundleAnalysis): EmptyArm[] {
   return analysis.trials
-    .filter((t) => t.planned > 0 && t.ok === 0)
+    .filter((t) => t.planned > 0 && t.ok === 0 && !notApplicableOnly(t))
     .map((t) => {
       const [dominant] = Object.entries(t.byCategory).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))[0] ?? ['unknown'];
       return { arm: t.arm, planned: t.planned, dominant };
     });
+}
+
+/** Arms whose every formal trial is `not_applicable`: what `run` names instead of an empty arm. */
+export function armsNotApplicable(analysis: BundleAnalysis): { arm: string; planned: number }[] {
+  return analysis.trials.filter(notApplicableOnly).map((t) => ({ arm: t.arm, planned: t.planned }));
 }

@@ -5,7 +5,7 @@ export { analysisFiles } from './analysis-files.ts';
 export { analysisJson, AnalysisJsonSchema, FAMILY_COLUMNS, type AnalysisJson } from './analysis-json.ts';
 export { compareArms } from './arm-comparison.ts';
 export { comparisonFamily, hasVerdict, memberOf, type ComparisonFamily, type FamilyMember } from './comparison-family.ts';
-export { ANALYSIS_SCHEMA_VERSION, armsWithoutValidTrials, type EmptyArm, summaryOf, dataOf, samplesOf, trialsOf, armsWithTrials, metricsWithSamples, type BundleAnalysis, type ArmSummary, type ArmTrials, type ArmSample, type KindExtras } from './bundle-analysis.ts';
+export { ANALYSIS_SCHEMA_VERSION, armsWithoutValidTrials, armsNotApplicable, type EmptyArm, summaryOf, dataOf, samplesOf, trialsOf, armsWithTrials, metricsWithSamples, type BundleAnalysis, type ArmSummary, type ArmTrials, type ArmSample, type KindExtras } from './bundle-analysis.ts';
 export { fallbackAnalysis, expectedBlocks, type AnalysisInput, type KindAnalysis, type KindCatalog, type KindChart, type KindExtension, type KindExtensionOutput } from './kind-analysis.ts';
 export { EVIDENCE_HEADER, EVIDENCE_SOURCE, conditionOf, evidenceCells, type EvidenceRow, type EvidenceStatistic } from './evidence.ts';
 export { SUMMARY_HEADER, DIAGNOSTICS_HEADER, summarizeArmMetric, summaryRow, diagnosticsRow, type TableContext, type ArmMetricSummary, type ArmDiagnostics } from './summary-table.ts';

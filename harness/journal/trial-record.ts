@@ -14,7 +14,9 @@ export type Outcome = (typeof OUTCOMES)[number];
  * `killed_externally` a sandbox killed from outside mid-trial (`podman kill`, `docker kill`): the
  * engine logged a kill the harness never sent, so it is not the task's fault. `task_invalid`: the task
  * itself was proved unsolvable before the attempt (its gold solution fails its own tests), so the
- * attempt says nothing about the agent or the substrate.
+ * attempt says nothing about the agent or the substrate. `not_applicable`: the kind's descriptors say
+ * this cell cannot run on its backend (fork where the backend's checkpoint mechanism cannot carry an
+ * attempt): never run, in the planned denominator, and neither an infrastructure nor a task failure.
  */
 export const FAILURE_CATEGORIES = [
   'task_failed',
@@ -28,6 +30,7 @@ export const FAILURE_CATEGORIES = [
   'interrupted',
   'killed_externally',
   'task_invalid',
+  'not_applicable',
 ] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 

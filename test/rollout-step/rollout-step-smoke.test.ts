@@ -63,7 +63,7 @@ describe('rollout-step kind', () => {
 
     const fork = records.filter((r) => r.facts.prefix === 'fork' && r.arm.backend === 'host');
     for (const r of fork) {
-      expect(r.failure_category).toBe('setup_failed');
+      expect(r.failure_category).toBe('not_applicable');
       expect(String(r.facts.prefix_unavailable)).toMatch(/checkpoint mechanism/);
       expect(r.metrics).toEqual({});
     }

@@ -8,6 +8,8 @@ import {
   analysisFiles,
   analyzeBundle,
   analyzeRecords,
+  armsNotApplicable,
+  armsWithoutValidTrials,
   type AnalysisInput,
   type KindAnalysis,
   COMPARISONS_HEADER,
@@ -225,5 +227,21 @@ describe('analyzeBundle (I/O shell)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbench-analyze-test-'));
     dirs.push(dir);
     expect(() => analyzeBundle(dir, kinds)).toThrow(/resolved-spec\.json: missing/);
+  });
+});
+
+describe('arms without valid trials, and arms not applicable', () => {
+  it('an arm whose every trial is not_applicable is named apart and counted neither as infrastructure nor as task', () => {
+    const resolved = syntheticResolved({ spec: { arms: [{ backend: 'docker' }, { backend: 'staged' }, { backend: 'podman' }], resamples: 200 } });
+    const fail = (r: TrialRecord, category: 'not_applicable' | 'task_failed'): TrialRecord => ({ ...r, outcome: 'failed', failure_category: category, metrics: {} });
+    const records = syntheticRecords(resolved, { medians: { docker: 75, staged: 25, podman: 74 } }).map((r) =>
+      r.arm.backend === 'docker' ? fail(r, 'not_applicable') : r.arm.backend === 'podman' ? fail(r, 'task_failed') : r,
+    );
+    const analysis = analyzeRecords({ resolved, records }, kinds(resolved.spec.experiment)!.analysis);
+    const docker = analysis.trials.find((t) => t.arm === 'docker')!;
+    expect(docker).toMatchObject({ planned: 60, ok: 0, failed: 60, infrastructure: 0, task: 0, byCategory: { not_applicable: 60 } });
+    expect(armsNotApplicable(analysis)).toEqual([{ arm: 'docker', planned: 60 }]);
+    // The task-failed arm still makes `run` exit 4; the not-applicable one does not.
+    expect(armsWithoutValidTrials(analysis)).toEqual([{ arm: 'podman', planned: 60, dominant: 'task_failed' }]);
   });
 });
