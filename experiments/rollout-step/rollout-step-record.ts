@@ -5,7 +5,7 @@
  * each of its attempts: the kind's analysis declares them per-`cell` with the step as the cell run
  * (facts.step_run), so a step is one sample however many attempts carry it.
  */
-import type { TrialRecord } from '../../harness/journal/trial-record.ts';
+import { NOT_APPLICABLE, type TrialRecord } from '../../harness/journal/trial-record.ts';
 import type { RolloutArm } from '../rollout/rollout-arms.ts';
 import { rolloutRecord } from '../rollout/rollout-record.ts';
 import type { ModelCapacity, RolloutSpec } from '../rollout/rollout-spec.ts';
@@ -98,7 +98,7 @@ export function unavailableRecord(base: TrialRecord, at: StepCoordinates, attemp
   return {
     ...base,
     outcome: 'failed',
-    failure_category: 'not_applicable',
+    failure_category: NOT_APPLICABLE,
     notes: [`prefix ${at.prefix} not applicable on ${armLabel}: ${reason}`],
     facts: { arm_label: armLabel, cell: at.cellLabel, cell_run: at.cellRun, task_id: attempt.task.id, ...coordinateFacts(at, attempt), prefix_unavailable: reason },
   };

@@ -3,7 +3,7 @@
  * BundleAnalysis. Same input, same result: no clock, no randomness but the seeded bootstrap, stable
  * orders everywhere. Generic: everything kind-specific comes from the descriptor.
  */
-import { armLabel, INFRASTRUCTURE_FAILURES, type FailureCategory, type TrialRecord } from '../journal/trial-record.ts';
+import { armLabel, INFRASTRUCTURE_FAILURES, NOT_APPLICABLE, type FailureCategory, type TrialRecord } from '../journal/trial-record.ts';
 import { BundleInputError } from '../bundle/schemas.ts';
 import { armOrder, collectArmMetrics, latestPerTrial, metricOrder, type ArmMetricData } from './arm-metric.ts';
 import type { ArmSummary, ArmTrials, BundleAnalysis } from './bundle-analysis.ts';
@@ -48,7 +48,7 @@ function armTrials(data: readonly ArmMetricData[], arms: readonly string[], metr
     let task = 0;
     for (const [category, count] of Object.entries(byCategory)) {
       if (INFRASTRUCTURE_FAILURES.has(category as FailureCategory)) infrastructure += count;
-      else if (category !== 'not_applicable') task += count;
+      else if (category !== NOT_APPLICABLE) task += count;
     }
     const planned = d?.planned ?? 0;
     const failed = d?.failed ?? 0;

@@ -3,7 +3,7 @@
  * every exporter serializes). The CSVs, report.html/report.md, the terminal summary, compare, gate
  * and reproduce are renderings of it; none of them computes a statistic of its own.
  */
-import type { TrialRecord } from '../journal/trial-record.ts';
+import { NOT_APPLICABLE, type TrialRecord } from '../journal/trial-record.ts';
 import type { ResolvedSpec } from '../spec/resolve-spec.ts';
 import type { ArmMetricData } from './arm-metric.ts';
 import type { ComparisonFamily } from './comparison-family.ts';
@@ -126,7 +126,7 @@ export interface EmptyArm {
   dominant: string;
 }
 
-const notApplicableOnly = (t: ArmTrials): boolean => t.failed > 0 && (t.byCategory.not_applicable ?? 0) === t.failed && t.ok === 0;
+const notApplicableOnly = (t: ArmTrials): boolean => t.failed > 0 && (t.byCategory[NOT_APPLICABLE] ?? 0) === t.failed && t.ok === 0;
 
 /**
  * Arms with formal trials of which none is valid: the run measured nothing for them (`run` exits 4).

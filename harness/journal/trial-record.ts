@@ -34,6 +34,9 @@ export const FAILURE_CATEGORIES = [
 ] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
+/** The one category counted neither as infrastructure nor as task (typed, so a misspelling fails tsc). */
+export const NOT_APPLICABLE: FailureCategory = 'not_applicable';
+
 export const INFRASTRUCTURE_FAILURES: ReadonlySet<FailureCategory> = new Set([
   'setup_failed',
   'isolation_refused',
