@@ -10,6 +10,7 @@
  */
 import type { RunningTrial } from '../../harness/contracts/executor.ts';
 import { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
+import { loopTurns } from '../../harness/schedule/index.ts';
 import type { CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import type { AttemptResult } from './rollout-attempt.ts';
@@ -86,6 +87,8 @@ export function tryCost(result: AttemptResult, backoffMs: number, cpuNs: number 
 }
 
 async function oneTry(input: AttemptTriesInput, tryIndex: number): Promise<AttemptTry> {
+  // A burst admits hundreds of tries at once: their cgroup set-up takes turns with the loop's other work.
+  await loopTurns.take();
   const fault = faultFor(input.faults, input.seed, input.attemptIndex, tryIndex);
   const routeId = tryRouteId(input.attemptId, tryIndex);
   const { cgroup, error } = input.cgroupOf?.(tryIndex) ?? makeCgroup(input.budget, input.cgroupName(tryIndex));
@@ -97,6 +100,7 @@ async function oneTry(input: AttemptTriesInput, tryIndex: number): Promise<Attem
   const result = await input.runTry({ tryIndex, routeId, fault, cgroup, cgroupError: error, onLaunched });
   const armed = kill as ReturnType<typeof armSandboxKill> | null;
   armed?.cancel();
+  await loopTurns.take();
   // The try's own cgroup counts exactly its kills (v1 counts a kill only in the victim's cgroup); without one, the budget's over the try.
   const oomKills = cgroup ? cgroup.oomKillCount() : input.budget.oomKillCount() - oomBefore;
   const cost = tryCost(result, 0, cgroup?.cpuUsageNs() ?? null, cgroup?.peak().bytes ?? null);

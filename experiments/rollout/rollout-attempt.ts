@@ -9,7 +9,6 @@
  * category on the result.
  */
 import { mkdirSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BudgetPlacement, Executor, ExitInfo, OutputLine, RunContext, RunningTrial, TaskCommand, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
@@ -18,6 +17,7 @@ import type { AttemptCgroup } from '../../harness/controls/attempt-cgroup.ts';
 import { cgroupPeakMemory, processTreePssMethod, type MemoryMethod, type SandboxMemory } from '../../harness/controls/memory-method.ts';
 import { exitSignal } from '../agent/agent-judge.ts';
 import { removeTree } from '../../executors/workspace-diff.ts';
+import { loopTurns } from '../../harness/schedule/index.ts';
 import { startSandboxPss, type SandboxPssProbe } from './sandbox-pss.ts';
 import { BUILTIN_TRAJECTORY_FILE, readTrajectory, trajectorySource } from './native-trajectory.ts';
 import { extractCandidate, retainCandidate, storeObject, type ExtractedCandidate } from './candidate-store.ts';
@@ -161,9 +161,7 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     outcome: 'failed', category: 'harness_error', notes, stamps, exit: null, score: null, candidate: null, trajectory: null, memory: null,
     pssPeakKiB: null, pssSamples: 0, scoring: null, facts, ...partial,
   });
-  // Made on the thread pool first, as the scoring dirs (score-candidate.ts): a mkdir on a churning fixture disk can block the loop for milliseconds.
   const agentDir = join(input.scratchDir, 'agent');
-  await mkdir(agentDir, { recursive: true });
   const agentTrial = trialContext(input, input.trialId, agentDir, input.task.repoDir, input.timeoutMs);
   let scoringTrial: TrialContext | null = null;
   let outcome: AttemptResult;
@@ -206,6 +204,9 @@ export async function runAttempt(input: AttemptInput, kill: AttemptHooks): Promi
     });
     const pss = input.pssIntervalMs === null ? null : startSandboxPss(pssProbe(input, running), input.pssIntervalMs);
     const exit = await running.exit;
+    // Sandboxes that started together exit together: what follows (cgroup files, collect, parse,
+    // hashing) takes turns with the loop's other work instead of running a thousand back to back.
+    await loopTurns.take();
     // The kernel's peak, read once the sandbox is gone (before scoring, which shares the cgroup): never polled, so no attempt is too short.
     const memory = cgroupPeakMemory(input.executor.traits, input.memoryCgroup?.peak() ?? null, input.memoryCgroupError);
     const sampled = pss?.stop() ?? null;

@@ -7,8 +7,9 @@
  * infrastructure failures with a category — never reward 0. The caller finishes `trial` (if set)
  * with the scoring executor once it is done with the attempt.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { loopTurns } from '../../harness/schedule/index.ts';
 import type { Executor, ExitInfo, OutputLine, TrialContext } from '../../harness/contracts/executor.ts';
 import type { FailureCategory } from '../../harness/journal/trial-record.ts';
 import type { CandidateFiles, TaskEvaluator, TaskScore } from './task-contract.ts';
@@ -48,16 +49,16 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 export async function scoreCandidate(input: ScoringInput): Promise<ScoringResult> {
   const scoringDir = join(input.scratchDir, 'scoring-workspace');
-  // On the thread pool: on a churning fixture disk one mkdir can block for milliseconds (the
-  // largest block of the event loop in the issue-33 profile at C = 128), and every attempt waits on it.
-  await mkdir(scoringDir, { recursive: true });
+  // On this thread, not the thread pool: measured in harness-scale, a pool mkdir cost more CPU
+  // (the hand-off to a pool thread and back) and no less lag, now that the attempt's steps take
+  // turns on the loop (loopTurns).
+  mkdirSync(scoringDir, { recursive: true });
   try {
     await input.evaluator.stageScoringWorkspace(scoringDir, input.candidate);
   } catch (error) {
     return { score: null, failure: { category: 'recording_failed', note: `scoring workspace: ${errorText(error)}`, stage: 'workspace' }, scoring: null, parsedNs: null, trial: null };
   }
   const trialDir = join(input.scratchDir, 'scoring');
-  await mkdir(trialDir, { recursive: true });
   const trial = input.trialFor(trialDir, scoringDir);
   const scoreStart = process.hrtime.bigint();
   let scoringExit: ExitInfo;
@@ -71,6 +72,7 @@ export async function scoreCandidate(input: ScoringInput): Promise<ScoringResult
   } catch (error) {
     return { score: null, failure: { category: 'setup_failed', note: `scoring sandbox failed to start: ${errorText(error)}`, stage: 'start' }, scoring: null, parsedNs: null, trial };
   }
+  await loopTurns.take();
   const stdout = scoringLines.filter((l) => l.stream === 'stdout').map((l) => l.text).join('\n');
   const stderr = scoringLines.filter((l) => l.stream === 'stderr').map((l) => l.text).join('\n');
   const scoring: ScoringFacts = { exit_code: scoringExit.exitCode, ms: Number(scoringExit.tExitNs - scoreStart) / 1e6, stdout_tail: stdout.slice(-400) };

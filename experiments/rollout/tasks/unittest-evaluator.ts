@@ -11,6 +11,7 @@ import { closeSync, copyFileSync, existsSync, fchmodSync, lstatSync, mkdirSync, 
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../../harness/errors.ts';
+import { loopTurns } from '../../../harness/schedule/index.ts';
 import { runHelper } from '../../../executors/launch/helper-command.ts';
 import { PROJECT_ROOT, stateDir } from '../../../harness/state-dir.ts';
 import { ROLLOUT_META_DIR, type CandidateFiles, type TaskEvaluator, type TaskScore } from '../task-contract.ts';
@@ -133,6 +134,7 @@ export async function stageCandidateOverBaseline(baselineDir: string, dir: strin
   const sources = [...readdirSync(baselineDir).filter((name) => name !== '.git' && !replaced.has(name)).map((name) => join(baselineDir, name)), ...alongside];
   // One `cp -a` through the run's launcher (not an in-process walk: its CPU would land in the harness).
   if (sources.length > 0) await runHelper(['cp', '-a', '-t', dir, '--', ...sources]);
+  await loopTurns.take();
   for (const path of [...candidate.changed, ...candidate.deleted]) {
     const problem = candidatePathProblem(path);
     if (problem) throw new Error(`candidate path "${path}" ${problem}; refusing to stage it`);
