@@ -13,7 +13,9 @@
  *   journal, analysis, report included);
  * - RSS per in-flight rollout: (peak RSS while the cell ran − RSS before it) ÷ peak rollouts in
  *   flight (sampled every 100 ms);
- * - event-loop lag P50/P99 (perf_hooks.monitorEventLoopDelay, 10 ms resolution, over the cell only);
+ * - event-loop lag P50/P99: how late the loop ran a 10 ms timer (perf_hooks.monitorEventLoopDelay
+ *   records the whole interval between its firings, so an idle loop reads 10 ms: the lag is that
+ *   interval − 10 ms), over the cell only;
  * - journal records per second: the run's own records re-appended through the real JournalWriter
  *   (write + fsync per record, the run loop's durability) into a file beside the bundle's;
  * - the machine's CPU busy fraction over the cell (/proc/stat, every process).
@@ -24,7 +26,11 @@
  * in flight at one offered rate at every C (C ÷ hold = 1000 / HOLD_MS_PER_C rollouts/s).
  * No PSS sampling in the cells (a stand-in has no process to sample); the recording run samples PSS
  * beside the cgroup peak to show the two methods' agreement. Printed, never asserted.
- * Run: `npm run bench -- harness-scale` (SANDBENCH_SCALE_C=16,128,1000 to choose the levels).
+ * Each C runs twice, with the fixture root (per-attempt scratch and workspaces) on the default root
+ * and on tmpfs, because what an inode costs is the filesystem's (fixture-filesystem.ts): the two rows
+ * separate the harness's own work from what the disk charges it for the same work.
+ * Run: `npm run bench -- harness-scale` (SANDBENCH_SCALE_C=16,128,1000 to choose the levels,
+ * SANDBENCH_SCALE_FIXTURES=default,tmpfs the fixture roots).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +48,8 @@ import type { ExecutorDescriptor } from '../executors/backend-descriptor.ts';
 import { executorOf } from '../executors/registry.ts';
 import { harnessHelperPids } from '../executors/launch/timing-session.ts';
 import { runSpec } from '../harness/run/run-spec.ts';
+import { fixtureRoot } from '../harness/state-dir.ts';
+import { describeFilesystem, fixtureFilesystem } from './fixture-filesystem.ts';
 import { loadRecordings, RecordingStore, standinDescriptor, STANDIN_BACKEND, type Recordings } from './harness-standin-backend.ts';
 
 export const HARNESS_SCALE_TARGETS = { cpuMsPerRollout: 2, rssKiBPerInFlight: 200, lagP99MsAtC1000: 20, exponent: 1.1 };
@@ -50,6 +58,11 @@ const DEFAULT_LEVELS = [16, 128, 1000, 4000];
 const ROUNDS = 3;
 /** Stand-in hold per unit of C: offered load 1000 / HOLD_MS_PER_C rollouts/s at every C. */
 const HOLD_MS_PER_C = 8;
+/** monitorEventLoopDelay's timer interval: what an idle loop reads, subtracted to give the lag. */
+const LAG_TIMER_MS = 10;
+/** Where a cell's fixture root goes: the harness's default root, or a directory on tmpfs. */
+const FIXTURE_PLACEMENTS = ['default', 'tmpfs'] as const;
+type FixturePlacement = (typeof FIXTURE_PLACEMENTS)[number];
 
 /** A wiring whose backends include the given benchmark descriptors (never the registry's). */
 async function benchWiring(extra: readonly ExecutorDescriptor[]): Promise<RunWiring> {
@@ -98,6 +111,9 @@ async function record(dir: string): Promise<Recordings> {
 
 interface CellFigures {
   c: number;
+  fixtures: FixturePlacement;
+  /** The fixture root's filesystem, as describeFilesystem prints it. */
+  fixtureFs: string;
   planned: number;
   completed: number;
   failures: string;
@@ -180,13 +196,13 @@ function cellProfiler(c: number): { start(): void; stop(): Promise<void> } {
 }
 
 /** Child: a warm-up cell, then the measured cell at C. */
-async function measureCell(c: number, recordings: Recordings, dir: string): Promise<CellFigures> {
+async function measureCell(c: number, fixtures: FixturePlacement, recordings: Recordings, dir: string): Promise<CellFigures> {
   const attempts = ROUNDS * c;
   let inFlight = 0;
   let peakInFlight = 0;
   let finished = 0;
   let measuring = false;
-  const lag = monitorEventLoopDelay({ resolution: 10 });
+  const lag = monitorEventLoopDelay({ resolution: LAG_TIMER_MS });
   let rssBefore = 0;
   let rssPeak = 0;
   let rssTimer: NodeJS.Timeout | null = null;
@@ -252,9 +268,11 @@ async function measureCell(c: number, recordings: Recordings, dir: string): Prom
   const machine = machineJiffies();
   const row = parseCsv('rollout-summary.csv', readFileSync(join(out, 'rollout-summary.csv'), 'utf8')).rows[0] as Record<string, string>;
   const journal = journalRate(out);
-  const p = (q: number) => lag.percentile(q) / 1e6;
+  const lateMs = (intervalNs: number) => Math.max(0, intervalNs / 1e6 - LAG_TIMER_MS);
   return {
     c,
+    fixtures,
+    fixtureFs: describeFilesystem(fixtureFilesystem(fixtureRoot())),
     planned: Number(row.planned),
     completed: Number(row.completed),
     failures: row.failures ?? '',
@@ -271,9 +289,9 @@ async function measureCell(c: number, recordings: Recordings, dir: string): Prom
     rssBeforeKiB: rssBefore / 1024,
     rssPeakKiB: rssPeak / 1024,
     rssKiBPerInFlight: (rssPeak - rssBefore) / 1024 / Math.max(1, peakInFlight),
-    lagP50Ms: p(50),
-    lagP99Ms: p(99),
-    lagMaxMs: lag.max / 1e6,
+    lagP50Ms: lateMs(lag.percentile(50)),
+    lagP99Ms: lateMs(lag.percentile(99)),
+    lagMaxMs: lateMs(lag.max),
     lagSamples: lag.count,
     journalRecordsPerS: journal.perS,
     journalRecords: journal.n,
@@ -291,20 +309,36 @@ function exponent(points: readonly [number, number][]): { b: number; r2: number 
   return { b: line.m, r2: rSquared(logs, (x) => line.b + line.m * x) };
 }
 
-/** Run one C in a fresh process (its RSS and CPU are that C's alone); its last stdout line is the JSON figures. */
-function measureInChild(c: number, recordingsPath: string, dir: string): CellFigures | { c: number; error: string } {
+/**
+ * Run one C in a fresh process (its RSS and CPU are that C's alone); its last stdout line is the JSON
+ * figures. `tmpfs` points the child's fixture root (SANDBENCH_FIXTURES) at a directory on /dev/shm.
+ */
+function measureInChild(c: number, fixtures: FixturePlacement, recordingsPath: string, dir: string): CellFigures | { c: number; error: string } {
+  const tmpfsRoot = fixtures === 'tmpfs' ? mkdtempSync('/dev/shm/sandbench-scale-fixtures-') : null;
+  const env = tmpfsRoot ? { ...process.env, SANDBENCH_FIXTURES: tmpfsRoot } : process.env;
   try {
-    const stdout = execFileSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', String(c), recordingsPath, dir], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+    const stdout = execFileSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', String(c), fixtures, recordingsPath, dir], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'], env });
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as CellFigures;
   } catch (error) {
     return { c, error: (error as Error).message.split('\n')[0]! };
+  } finally {
+    if (tmpfsRoot) rmSync(tmpfsRoot, { recursive: true, force: true });
   }
 }
 
+/** SANDBENCH_SCALE_FIXTURES: a comma list of placements; both by default. */
+function fixturePlacements(value = process.env.SANDBENCH_SCALE_FIXTURES): FixturePlacement[] {
+  if (!value) return [...FIXTURE_PLACEMENTS];
+  const asked = value.split(',').map((entry) => entry.trim());
+  const unknown = asked.filter((entry) => !(FIXTURE_PLACEMENTS as readonly string[]).includes(entry));
+  if (unknown.length > 0) throw new Error(`SANDBENCH_SCALE_FIXTURES: unknown placement ${unknown.join(', ')}; use a comma list of ${FIXTURE_PLACEMENTS.join(', ')}`);
+  return asked as FixturePlacement[];
+}
+
 function printTable(rows: readonly CellFigures[]): void {
-  const head = ['C', 'n ok/planned', 'rollouts/s', 'CPU ms/rollout (cell: user+sys)', 'launcher', 'whole run', 'helper children', 'RSS KiB/in-flight', 'peak in flight', 'lag P50/P99/max ms (n)', 'journal rec/s (n)', 'machine busy', 'reward'];
+  const head = ['C', 'fixture root', 'n ok/planned', 'rollouts/s', 'CPU ms/rollout (cell: user+sys)', 'launcher', 'whole run', 'helper children', 'RSS KiB/in-flight', 'peak in flight', 'lag P50/P99/max ms (n)', 'journal rec/s (n)', 'machine busy', 'reward'];
   const body = rows.map((r) => [
-    String(r.c), `${r.completed}/${r.planned}${r.failures ? ` (${r.failures})` : ''}`, fmt(r.throughput, 1), `${fmt(r.cellCpuMsPerRollout)} (${fmt(r.cellUserMsPerRollout)}+${fmt(r.cellSystemMsPerRollout)})`, fmt(r.launcherCpuMsPerRollout), fmt(r.wholeCpuMsPerRollout), fmt(r.helperChildrenCpuMsPerRollout),
+    String(r.c), r.fixtures, `${r.completed}/${r.planned}${r.failures ? ` (${r.failures})` : ''}`, fmt(r.throughput, 1), `${fmt(r.cellCpuMsPerRollout)} (${fmt(r.cellUserMsPerRollout)}+${fmt(r.cellSystemMsPerRollout)})`, fmt(r.launcherCpuMsPerRollout), fmt(r.wholeCpuMsPerRollout), fmt(r.helperChildrenCpuMsPerRollout),
     fmt(r.rssKiBPerInFlight, 0), String(r.peakInFlight), `${fmt(r.lagP50Ms, 1)}/${fmt(r.lagP99Ms, 1)}/${fmt(r.lagMaxMs, 0)} (${r.lagSamples})`, `${fmt(r.journalRecordsPerS, 0)} (${r.journalRecords})`, `${fmt(r.machineBusyFraction * 100, 0)}%`, fmt(r.rewardMean, 3),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
@@ -321,24 +355,12 @@ export async function runHarnessScaleBench(levels = (process.env.SANDBENCH_SCALE
     const recordings = existsSync(recordingsPath) ? loadRecordings(recordingsPath) : await record(dir);
     writeFileSync(recordingsPath, JSON.stringify(recordings));
     console.log(`harness-scale: recorded ${Object.keys(recordings).length} script tasks on host (${Object.keys(recordings).sort().join(', ')})`);
-    const rows: CellFigures[] = [];
-    for (const c of cLevels) {
-      const figures = measureInChild(c, recordingsPath, dir);
-      if ('error' in figures) {
-        console.log(`harness-scale C=${c}: did not complete (${figures.error}); levels above it not run`);
-        break;
-      }
-      rows.push(figures);
-      console.log(`harness-scale C=${c}: done (${fmt(figures.wallMs / 1000, 1)} s cell)`);
-    }
+    const placements = fixturePlacements();
+    const rows = measureLevels(cLevels, placements, recordingsPath, dir);
     printTable(rows);
-    if (rows.length >= 2) {
-      const cpu = exponent(rows.map((r) => [r.c, r.cellCpuMsPerRollout * r.planned]));
-      const perRollout = exponent(rows.map((r) => [r.c, r.cellCpuMsPerRollout]));
-      const rss = exponent(rows.map((r) => [r.c, Math.max(1, r.rssPeakKiB - r.rssBeforeKiB)]));
-      console.log(`harness-scale: scaling exponent (log-log least squares over ${rows.length} levels, attempts = ${ROUNDS}·C): total cell CPU ∝ C^${fmt(cpu.b, 3)} (R² ${fmt(cpu.r2, 3)}; per rollout C^${fmt(perRollout.b, 3)}); RSS growth ∝ C^${fmt(rss.b, 3)} (R² ${fmt(rss.r2, 3)}); target ≤ ${HARNESS_SCALE_TARGETS.exponent}`);
-    }
+    for (const placement of placements) printScaling(placement, rows.filter((r) => r.fixtures === placement));
     console.log(`harness-scale: targets ≤ ${HARNESS_SCALE_TARGETS.cpuMsPerRollout} ms CPU per rollout at every C, ≤ ${HARNESS_SCALE_TARGETS.rssKiBPerInFlight} KiB RSS per in-flight rollout, lag P99 ≤ ${HARNESS_SCALE_TARGETS.lagP99MsAtC1000} ms at C=1000. One cell per C (n = its attempts): no CI; repeat the bench for spread`);
+    console.log(`harness-scale: lag = how late a ${LAG_TIMER_MS} ms timer ran (monitorEventLoopDelay's interval − ${LAG_TIMER_MS} ms; an idle loop reads 0)`);
     console.log('harness-scale: CPU (cell) = the bundle\'s harness_cpu_ms_per_rollout: harness process (process.cpuUsage, every thread) + launcher co-process utime+stime, over the cell ÷ attempts; children excluded (the cp -a / rm -rf the launcher runs, printed as "helper children": its cutime+cstime); "whole run" = this process over the whole runSpec (start-up, journal, analysis, report) ÷ attempts; memory: RSS (process.memoryUsage.rss every 100 ms), no PSS sampling');
     console.log(`harness-scale: stand-in sandbox held C × ${HOLD_MS_PER_C} ms (offered ${1000 / HOLD_MS_PER_C} rollouts/s at every C); ${cpus().length} CPUs; load average ${fmt(load)} before, ${fmt(loadavg()[0]!)} after`);
     return rows;
@@ -347,10 +369,40 @@ export async function runHarnessScaleBench(levels = (process.env.SANDBENCH_SCALE
   }
 }
 
+/**
+ * Every C with every fixture placement, each in its own child; the placements alternate their order
+ * from one C to the next, so a drift of the machine does not always land on the same one. A level
+ * that does not complete ends the climb (the levels above it would not either).
+ */
+function measureLevels(levels: readonly number[], placements: readonly FixturePlacement[], recordingsPath: string, dir: string): CellFigures[] {
+  const rows: CellFigures[] = [];
+  for (const [index, c] of levels.entries()) {
+    const order = index % 2 === 0 ? placements : [...placements].reverse();
+    for (const placement of order) {
+      const figures = measureInChild(c, placement, recordingsPath, dir);
+      if ('error' in figures) {
+        console.log(`harness-scale C=${c} (${placement} fixture root): did not complete (${figures.error}); levels above it not run`);
+        return rows;
+      }
+      rows.push(figures);
+      console.log(`harness-scale C=${c}: done (${fmt(figures.wallMs / 1000, 1)} s cell; fixture root ${placement}: ${figures.fixtureFs})`);
+    }
+  }
+  return rows;
+}
+
+function printScaling(placement: FixturePlacement, rows: readonly CellFigures[]): void {
+  if (rows.length < 2) return;
+  const cpu = exponent(rows.map((r) => [r.c, r.cellCpuMsPerRollout * r.planned]));
+  const perRollout = exponent(rows.map((r) => [r.c, r.cellCpuMsPerRollout]));
+  const rss = exponent(rows.map((r) => [r.c, Math.max(1, r.rssPeakKiB - r.rssBeforeKiB)]));
+  console.log(`harness-scale: scaling exponent, ${placement} fixture root (log-log least squares over ${rows.length} levels, attempts = ${ROUNDS}·C): total cell CPU ∝ C^${fmt(cpu.b, 3)} (R² ${fmt(cpu.r2, 3)}; per rollout C^${fmt(perRollout.b, 3)}); RSS growth ∝ C^${fmt(rss.b, 3)} (R² ${fmt(rss.r2, 3)}); target ≤ ${HARNESS_SCALE_TARGETS.exponent}`);
+}
+
 async function childMain(args: string[]): Promise<void> {
-  const [c, recordingsPath, parent] = args;
+  const [c, fixtures, recordingsPath, parent] = args;
   const dir = mkdtempSync(join(parent!, `c${c}-`));
-  const figures = await measureCell(Number(c), loadRecordings(recordingsPath!), dir);
+  const figures = await measureCell(Number(c), fixtures as FixturePlacement, loadRecordings(recordingsPath!), dir);
   rmSync(dir, { recursive: true, force: true });
   console.log(JSON.stringify(figures));
   process.exit(0);
