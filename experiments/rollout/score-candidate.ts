@@ -59,6 +59,7 @@ export async function scoreCandidate(input: ScoringInput): Promise<ScoringResult
     return { score: null, failure: { category: 'recording_failed', note: `scoring workspace: ${errorText(error)}`, stage: 'workspace' }, scoring: null, parsedNs: null, trial: null };
   }
   const trialDir = join(input.scratchDir, 'scoring');
+  mkdirSync(trialDir, { recursive: true });
   const trial = input.trialFor(trialDir, scoringDir);
   const scoreStart = process.hrtime.bigint();
   let scoringExit: ExitInfo;
