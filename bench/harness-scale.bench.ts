@@ -60,6 +60,8 @@ const ROUNDS = 3;
 const HOLD_MS_PER_C = 8;
 /** monitorEventLoopDelay's timer interval: what an idle loop reads, subtracted to give the lag. */
 const LAG_TIMER_MS = 10;
+/** The smallest RSS growth (KiB) that enters the RSS scaling fit. */
+const RSS_FIT_MIN_KIB = 4096;
 /** Where a cell's fixture root goes: the harness's default root, or a directory on tmpfs. */
 const FIXTURE_PLACEMENTS = ['default', 'tmpfs'] as const;
 type FixturePlacement = (typeof FIXTURE_PLACEMENTS)[number];
@@ -395,8 +397,12 @@ function printScaling(placement: FixturePlacement, rows: readonly CellFigures[])
   if (rows.length < 2) return;
   const cpu = exponent(rows.map((r) => [r.c, r.cellCpuMsPerRollout * r.planned]));
   const perRollout = exponent(rows.map((r) => [r.c, r.cellCpuMsPerRollout]));
-  const rss = exponent(rows.map((r) => [r.c, Math.max(1, r.rssPeakKiB - r.rssBeforeKiB)]));
-  console.log(`harness-scale: scaling exponent, ${placement} fixture root (log-log least squares over ${rows.length} levels, attempts = ${ROUNDS}·C): total cell CPU ∝ C^${fmt(cpu.b, 3)} (R² ${fmt(cpu.r2, 3)}; per rollout C^${fmt(perRollout.b, 3)}); RSS growth ∝ C^${fmt(rss.b, 3)} (R² ${fmt(rss.r2, 3)}); target ≤ ${HARNESS_SCALE_TARGETS.exponent}`);
+  // A growth below a few MiB is the RSS sampler's noise (at C = 16 it reads 0-40 KiB), and its log
+  // would decide the slope: the RSS fit takes only the levels whose growth is measurable.
+  const grown = rows.filter((r) => r.rssPeakKiB - r.rssBeforeKiB >= RSS_FIT_MIN_KIB);
+  const rss = grown.length >= 2 ? exponent(grown.map((r) => [r.c, r.rssPeakKiB - r.rssBeforeKiB])) : null;
+  const rssText = rss ? `RSS growth ∝ C^${fmt(rss.b, 3)} (R² ${fmt(rss.r2, 3)}, over the ${grown.length} levels that grew ≥ ${RSS_FIT_MIN_KIB / 1024} MiB)` : `RSS growth: fewer than 2 levels grew ≥ ${RSS_FIT_MIN_KIB / 1024} MiB, no fit`;
+  console.log(`harness-scale: scaling exponent, ${placement} fixture root (log-log least squares over ${rows.length} levels, attempts = ${ROUNDS}·C): total cell CPU ∝ C^${fmt(cpu.b, 3)} (R² ${fmt(cpu.r2, 3)}; per rollout C^${fmt(perRollout.b, 3)}); ${rssText}; target ≤ ${HARNESS_SCALE_TARGETS.exponent}`);
 }
 
 async function childMain(args: string[]): Promise<void> {
