@@ -6,8 +6,9 @@
  * admitted, or when sandboxes that started together exit together (timers due in the same tick,
  * a batch of thread-pool completions). The continuations include cgroup files, trajectory parse,
  * candidate hashing and scoring set-up. Everything else on the loop waits behind them: launcher
- * events, timers, the model service's replies. With a thousand rollouts in flight that was a
- * 0.5 s stall, which every other attempt's host-clock stamps absorbed.
+ * events, timers, the next attempt's requests. With a thousand rollouts in flight that was a 0.5 s
+ * stall. The stamps the harness takes itself (staged, scored, end) absorbed it; the launcher's
+ * stamps of spawns, output lines and exits are taken in the launcher and did not.
  *
  * A caller takes a turn before such a step. Turns run while the current slice of the loop is
  * shorter than `sliceMs`. After that the rest wait, in arrival order, for a later iteration
