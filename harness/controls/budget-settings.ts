@@ -50,6 +50,9 @@ export function v1Settings(limits: BudgetLimits): SettingWrite[] {
   return [
     { controller: 'cpuset', file: 'cpuset.cpus', value: cpus, matches: (t) => sameCpuSet(t, cpus) },
     { controller: 'cpuset', file: 'cpuset.mems', value: limits.mems, matches: (t) => sameCpuSet(t, limits.mems) },
+    // Attempt cpusets (attempt-cgroup.ts) then get the budget's CPUs and memory nodes from the kernel
+    // at mkdir, instead of a write that checks every sibling and rebuilds the scheduler domains.
+    { controller: 'cpuset', file: 'cgroup.clone_children', value: '1', matches: numberIs(1) },
     { controller: 'cpu', file: 'cpu.cfs_period_us', value: String(limits.cfsPeriodUs), matches: numberIs(limits.cfsPeriodUs) },
     { controller: 'cpu', file: 'cpu.cfs_quota_us', value: String(cfsQuotaUs(limits)), matches: numberIs(cfsQuotaUs(limits)) },
     { controller: 'memory', file: 'memory.limit_in_bytes', value: String(bytes), matches: numberIs(bytes) },

@@ -117,6 +117,29 @@ describe.skipIf(!v1)('attempt cgroup (cgroup v1, real)', () => {
     }
   }, 180_000);
 
+  it('an attempt cpuset takes the budget\'s CPUs from the kernel at mkdir, and is written only when the budget lacks clone_children', async () => {
+    const writes: string[] = [];
+    const io: CgroupIo = { ...nodeCgroupIo, write: (path, value) => (writes.push(path), nodeCgroupIo.write(path, value)) };
+    const cleanup = new CleanupRegistry(`acgc${process.pid}`);
+    const budget = CgroupBudget.create({ runId: `acgc${process.pid}`, label: 'clone', cpus: '1', memoryMiB: 256, cleanup, io });
+    try {
+      const cpusetDir = budget.site().dirs.cpuset;
+      const cloned = AttemptCgroup.create(budget, 'a0');
+      expect(readFileSync(join(cpusetDir, 'a0', 'cpuset.cpus'), 'utf8').trim()).toBe('1');
+      expect(readFileSync(join(cpusetDir, 'a0', 'cpuset.mems'), 'utf8').trim()).toBe(readFileSync(join(cpusetDir, 'cpuset.mems'), 'utf8').trim());
+      expect(writes.filter((path) => path.startsWith(join(cpusetDir, 'a0')))).toEqual([]);
+      // A budget whose children are not cloned: the attempt writes both, and gets the same.
+      nodeCgroupIo.write(join(cpusetDir, 'cgroup.clone_children'), '0');
+      const written = AttemptCgroup.create(budget, 'a1');
+      expect(writes.filter((path) => path.startsWith(join(cpusetDir, 'a1')))).toEqual([join(cpusetDir, 'a1', 'cpuset.cpus'), join(cpusetDir, 'a1', 'cpuset.mems')]);
+      expect(readFileSync(join(cpusetDir, 'a1', 'cpuset.cpus'), 'utf8').trim()).toBe('1');
+      await cloned.destroy();
+      await written.destroy();
+    } finally {
+      await cleanup.releaseAll();
+    }
+  });
+
   it('an empty cgroup is no measurement: the backend did not start the sandbox in it', async () => {
     await withBudget('empty', async (budget) => {
       const cgroup = AttemptCgroup.create(budget, 'a0');
