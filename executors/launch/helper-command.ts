@@ -8,6 +8,7 @@
  * with Node's spawn. Without a launcher (Node timing path, or before the run started one) execa
  * runs the command as before. Helpers never ask for warm-up launches: nothing times them.
  */
+import { constants } from 'node:os';
 import { execa } from 'execa';
 import type { LauncherClient } from './launcher-client.ts';
 import { KILL_GRACE_MS } from './spawn-options.ts';
@@ -17,6 +18,24 @@ export interface HelperOptions {
   cwd?: string;
   /** Launcher-side deadline (SIGTERM to the group, SIGKILL after the grace); default 10 min. */
   timeoutMs?: number;
+}
+
+export interface CommandOptions extends HelperOptions {
+  /** Variables added to the fixed helper environment (HELPER_ENV) or, for an engine CLI, to the harness's own. */
+  env?: Record<string, string>;
+  /** Start from the harness's environment instead of the fixed helper one (an engine CLI needs HOME, XDG_*, DOCKER_*). */
+  inheritEnv?: boolean;
+}
+
+/** How one command ended, whatever its exit: callers that read a non-zero exit (an engine CLI) judge it themselves. */
+export interface CommandResult {
+  exitCode: number | null;
+  signal: number | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  /** Which path ran it (tests and diagnostics). */
+  path: 'launcher' | 'node';
 }
 
 export interface HelperResult {
@@ -42,14 +61,21 @@ function liveLauncher(): LauncherClient | null {
   return session?.path === 'launcher' && session.client.alive ? session.client : null;
 }
 
-function viaLauncher(client: LauncherClient, argv: readonly string[], options: HelperOptions): Promise<HelperResult> {
-  return new Promise((resolve, reject) => {
+function commandEnv(options: CommandOptions): Record<string, string> {
+  if (!options.inheritEnv) return { ...HELPER_ENV, ...options.env };
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return { ...inherited, ...options.env };
+}
+
+function viaLauncher(client: LauncherClient, argv: readonly string[], options: CommandOptions): Promise<CommandResult> {
+  return new Promise((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
     const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
+    const ended = (exitCode: number | null, signal: number | null, stderr: string) => resolve({ exitCode, signal, timedOut, stdout: text(out), stderr, path: 'launcher' });
     client.spawn(
-      { argv: [...argv], env: HELPER_ENV, ...(options.cwd ? { cwd: options.cwd } : {}), stdin: 'none', timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, graceMs: KILL_GRACE_MS, warmups: 0 },
+      { argv: [...argv], env: commandEnv(options), ...(options.cwd ? { cwd: options.cwd } : {}), stdin: 'none', timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, graceMs: KILL_GRACE_MS, warmups: 0 },
       {
         onEvent(event) {
           switch (event.type) {
@@ -60,20 +86,39 @@ function viaLauncher(client: LauncherClient, argv: readonly string[], options: H
               timedOut = true;
               break;
             case 'spawn-failed':
-              reject(failure(argv, `could not start (${event.stage}): ${event.message}`, ''));
+              ended(null, null, `could not start (${event.stage}): ${event.message}`);
               break;
             case 'exit':
-              if (event.exitCode === 0 && !timedOut) resolve({ stdout: text(out), stderr: text(err), path: 'launcher' });
-              else reject(failure(argv, timedOut ? `timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : event.exitCode !== null ? `exited ${event.exitCode}` : `was killed by signal ${event.signal}`, text(err)));
+              ended(event.exitCode, event.signal, text(err));
               break;
             default:
               break;
           }
         },
-        onLauncherDeath: (reason) => reject(failure(argv, `lost: sandbench-launch died (${reason})`, text(err))),
+        onLauncherDeath: (reason) => ended(null, null, `${text(err)}\nlost: sandbench-launch died (${reason})`.trim()),
       },
     );
   });
+}
+
+async function viaNode(argv: readonly string[], options: CommandOptions): Promise<CommandResult> {
+  const result = await execa(argv[0]!, argv.slice(1), { cwd: options.cwd, env: commandEnv(options), extendEnv: false, reject: false, stdin: 'ignore', timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  // execa reports a command it could not start as exitCode undefined with the reason in its message.
+  const stderr = result.exitCode === undefined && !result.timedOut && !result.signal ? `could not start: ${result.shortMessage ?? result.message}` : result.stderr;
+  return { exitCode: result.exitCode ?? null, signal: result.signal ? constants.signals[result.signal] : null, timedOut: result.timedOut, stdout: result.stdout, stderr, path: 'node' };
+}
+
+/**
+ * Run `argv` to its end and say how it ended, never rejecting on its exit: through the run's launcher
+ * when it is up, else through execa. The output is trimmed of one trailing newline either way
+ * (execa's `stripFinalNewline`), so both paths give the same text.
+ */
+export async function runCommand(argv: readonly string[], options: CommandOptions = {}): Promise<CommandResult> {
+  if (argv.length === 0) throw new Error('runCommand: empty argv');
+  const client = liveLauncher();
+  if (!client) return viaNode(argv, options);
+  const result = await viaLauncher(client, argv, options);
+  return { ...result, stdout: result.stdout.replace(/\r?\n$/, ''), stderr: result.stderr.replace(/\r?\n$/, '') };
 }
 
 /** Which path runHelper takes right now (a caller may pick a cheaper plan when it is the launcher). */
@@ -84,12 +129,9 @@ export function helperPath(): 'launcher' | 'node' {
 /** Run `argv` to completion; rejects (naming the command, its exit and stderr) unless it exits 0. */
 export async function runHelper(argv: readonly string[], options: HelperOptions = {}): Promise<HelperResult> {
   if (argv.length === 0) throw new Error('runHelper: empty argv');
-  const client = liveLauncher();
-  if (client) return viaLauncher(client, argv, options);
-  const result = await execa(argv[0]!, argv.slice(1), { cwd: options.cwd, env: HELPER_ENV, extendEnv: false, reject: false, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
-  if (result.exitCode !== 0 || result.timedOut) {
-    throw failure(argv, result.timedOut ? `timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : result.exitCode !== undefined ? `exited ${result.exitCode}` : `was killed by ${result.signal}`, result.stderr);
-  }
-  return { stdout: result.stdout, stderr: result.stderr, path: 'node' };
+  const result = await runCommand(argv, options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (result.exitCode === 0 && !result.timedOut) return { stdout: result.stdout, stderr: result.stderr, path: result.path };
+  const how = result.timedOut ? `timed out after ${timeoutMs} ms` : result.exitCode !== null ? `exited ${result.exitCode}` : result.signal !== null ? `was killed by signal ${result.signal}` : 'could not start';
+  throw failure(argv, how, result.stderr);
 }
-

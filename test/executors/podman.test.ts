@@ -1,7 +1,7 @@
 /** The podman executor against real Podman (runc, cgroup v1 hybrid here): container-specific behaviour. */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { clientArgv, containerName, containersOfRun, containerRunArgv, removeContainer, taskImageTag, IMAGE_LABEL } from '../../executors/container-common.ts';
@@ -57,8 +57,10 @@ describe.skipIf(!probe.available)('podman executor', () => {
       task: { argv: ['true'], env: {}, stdin: 'none' },
       controls: { cpus: null, memoryMiB: null },
       budget: { enterArgv: [], cgroupParent: '/sandbench-r-b', cgroupVersion: 1, clients: 'outside' },
+      conmonPidFile: '/trial/c.conmon.pid',
     });
     expect(globalArgs).toEqual(['--cgroup-manager', 'cgroupfs']);
+    expect(runArgs.join(' ')).toContain('--conmon-pidfile /trial/c.conmon.pid');
     expect(runArgs.join(' ')).toContain('--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=4096:4096');
     expect(runArgs.join(' ')).toContain('--network none --pull never');
     expect(runArgs.join(' ')).toContain('--cgroup-parent /sandbench-r-b');
@@ -97,6 +99,29 @@ describe.skipIf(!probe.available)('podman executor', () => {
     // It has exited by now: a zombie (Node may not have reaped it yet, so exitCode can still be null) or gone.
     expect(processState(conmon.pid!)).toMatch(/^(Z|gone)$/);
     expect(await exited).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with conmon\'s pid file, removal waits on that process alone, and a pid file naming another process does not hold it', async () => {
+    const dir = tempDir('sandbench-conmon-pid-');
+    const fake = join(dir, 'conmon');
+    copyFileSync('/bin/sh', fake);
+    const name = containerName('conmonpid', 't');
+    const conmon = spawn(fake, ['-c', 'sleep 1.5; true', '-n', name], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => conmon.once('exit', resolve));
+    const pidFile = join(dir, `${name}.conmon.pid`);
+    writeFileSync(pidFile, `${conmon.pid}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let started = Date.now();
+    await removeContainer(prepared.executor.engine()!, name, { conmonPidFile: pidFile });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(processState(conmon.pid!)).toMatch(/^(Z|gone)$/);
+    expect(await exited).toBe(0);
+    // A reused pid (here the harness's own): not a conmon of this container, so nothing to wait for.
+    writeFileSync(pidFile, `${process.pid}\n`);
+    started = Date.now();
+    await removeContainer(prepared.executor.engine()!, name, { conmonPidFile: pidFile });
+    expect(Date.now() - started).toBeLessThan(15_000);
     rmSync(dir, { recursive: true, force: true });
   });
 
