@@ -152,9 +152,14 @@ function takeCopyMark(candidate: string): CopyMark | null {
   return mark;
 }
 
-/** find -printf fields, NUL-separated (NUL cannot occur in a name or a link target). */
-const FIND_FORMAT = '%H\\0%y\\0%m\\0%D:%i:%s:%T@:%C@\\0%C@\\0%l\\0%P\\0';
-const FIND_FIELDS = 7;
+/**
+ * find -printf fields, NUL-separated (NUL cannot occur in a name or a link target). No start-point
+ * field (%H): find lists each start point itself first, as the one record whose %P is empty, so
+ * those records divide the two trees. Repeating the start path in every record made it half of all
+ * the launcher's event bytes in a rollout.
+ */
+const FIND_FORMAT = '%y\\0%m\\0%D:%i:%s:%T@\\0%C@\\0%l\\0%P\\0';
+const FIND_FIELDS = 6;
 const typeOf = (letter: string): TreeEntry['type'] => (letter === 'f' ? 'file' : letter === 'd' ? 'dir' : letter === 'l' ? 'symlink' : 'other');
 /** "1764547200.1234567890" → ns, exactly. */
 function secondsToNs(text: string): bigint {
@@ -170,17 +175,22 @@ async function diffSinceCopy(baseline: string, candidate: string, mark: CopyMark
   const base = new Map<string, TreeEntry & { ctimeNs: bigint }>();
   const cand = new Map<string, TreeEntry>();
   const racyBeforeNs = BigInt(Date.now() - RACY_MS) * 1_000_000n;
+  let startPoints = 0;
   for (let i = 0; i + FIND_FIELDS <= fields.length; i += FIND_FIELDS) {
-    const [start, letter, modeText, key, ctimeText, link, rel] = fields.slice(i, i + FIND_FIELDS) as [string, string, string, string, string, string, string];
-    if (rel === '') continue;
+    const [letter, modeText, fileKey, ctimeText, link, rel] = fields.slice(i, i + FIND_FIELDS) as [string, string, string, string, string, string];
+    if (rel === '') {
+      startPoints += 1;
+      continue;
+    }
     const type = typeOf(letter);
     const mode = parseInt(modeText, 8);
     const ctimeNs = secondsToNs(ctimeText);
-    if (start === baseline) {
+    if (startPoints === 1) {
       let digest = '';
       if (type === 'symlink') digest = sha256(link);
       else if (type === 'file') {
         const path = join(baseline, rel);
+        const key = `${fileKey}:${ctimeText}`;
         const known = foundDigests.get(path);
         if (known?.key === key) digest = known.digest;
         else {
@@ -192,14 +202,15 @@ async function diffSinceCopy(baseline: string, candidate: string, mark: CopyMark
         }
       }
       base.set(rel, { type, mode, digest, ctimeNs });
-    } else if (start === candidate) {
+    } else if (startPoints === 2) {
       const before = base.get(rel);
       // find lists the baseline's records first (start points in order), so `before` is known here.
       const untouched = before !== undefined && before.type === type && ctimeNs < mark.ctimeNs && before.ctimeNs < mark.ctimeNs;
       const digest = type === 'symlink' ? sha256(link) : type !== 'file' ? '' : untouched ? before.digest : sha256(readFileSync(join(candidate, rel)));
       cand.set(rel, { type, mode, digest });
-    } else throw new Error(`find printed a record of an unknown start point ${start}`);
+    } else throw new Error(`find printed a record before its first start point, or a third start point (${startPoints})`);
   }
+  if (startPoints !== 2) throw new Error(`find listed ${startPoints} start points of 2`);
   return diffInventories(base, cand);
 }
 
