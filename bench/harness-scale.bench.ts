@@ -27,7 +27,7 @@
  * No PSS sampling in the cells (a stand-in has no process to sample); the recording run samples PSS
  * beside the cgroup peak to show the two methods' agreement. Printed, never asserted.
  * Each C runs twice, with the fixture root (per-attempt scratch and workspaces) on the default root
- * and on tmpfs, because what an inode costs is the filesystem's (fixture-filesystem.ts): the two rows
+ * and on tmpfs, because what an inode costs is the filesystem's (harness/provenance/fixture-filesystem.ts): the two rows
  * separate the harness's own work from what the disk charges it for the same work.
  * Run: `npm run bench -- harness-scale` (SANDBENCH_SCALE_C=16,128,1000 to choose the levels,
  * SANDBENCH_SCALE_FIXTURES=default,tmpfs the fixture roots).
@@ -49,7 +49,7 @@ import { executorOf } from '../executors/registry.ts';
 import { harnessHelperPids } from '../executors/launch/timing-session.ts';
 import { runSpec } from '../harness/run/run-spec.ts';
 import { fixtureRoot } from '../harness/state-dir.ts';
-import { describeFilesystem, fixtureFilesystem } from './fixture-filesystem.ts';
+import { describeFilesystem, fixtureFilesystem } from '../harness/provenance/fixture-filesystem.ts';
 import { loadRecordings, RecordingStore, standinDescriptor, STANDIN_BACKEND, type Recordings } from './harness-standin-backend.ts';
 
 export const HARNESS_SCALE_TARGETS = { cpuMsPerRollout: 2, rssKiBPerInFlight: 200, lagP99MsAtC1000: 20, exponent: 1.1 };

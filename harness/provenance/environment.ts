@@ -8,6 +8,7 @@ import { BUNDLE_FILES } from '../bundle/layout.ts';
 import type { TaskImage } from '../image/task-image.ts';
 import type { ProbeResult } from '../contracts/executor.ts';
 import { fixtureRoot, pathClass, type PathClass } from '../state-dir.ts';
+import { fixtureFilesystem, type FixtureFilesystem } from './fixture-filesystem.ts';
 import { collectHostFacts, harnessRevision, type HostFacts } from './host-facts.ts';
 import { splitBuildDetails } from './build-identity.ts';
 
@@ -18,8 +19,11 @@ export interface EnvironmentRecord {
   harness: { commit: string | null; dirty: boolean | null; node: string };
   image: { digest: string; suite: string; packages: string[]; mirror: string; source_date_epoch: number };
   backends: Record<string, { available: boolean; version: string | null; details: Record<string, string>; image_digest: string; image: Record<string, string> | null }>;
-  /** Where the run's scratch (workspaces, fixtures) lived: a control, since a sandbox's policy can depend on the path (issue 20). */
-  fixtures: { root: string; path_class: PathClass };
+  /**
+   * Where the run's scratch (workspaces, fixtures) lived: a control, since a sandbox's policy can depend
+   * on the path (issue 20), and the harness's own CPU on the filesystem under it (docs/harness-scale.md).
+   */
+  fixtures: { root: string; path_class: PathClass; filesystem: FixtureFilesystem };
   /** The keys compare/gate check for comparability. */
   fingerprint: { cpu_model: string; kernel: string; cores: number; image_digest: string; backend_versions: Record<string, string | null>; accelerator: string };
   /**
@@ -99,7 +103,7 @@ export async function buildEnvironment(image: TaskImage, probes: ProbeResult[], 
     harness: { commit: revision.commit, dirty: revision.dirty, node: process.version },
     image: { digest: image.digest, suite: image.inputs.suite, packages: image.inputs.packages, mirror: image.inputs.mirror, source_date_epoch: image.inputs.sourceDateEpoch },
     backends,
-    fixtures: { root: fixtureRoot(), path_class: pathClass(fixtureRoot()) },
+    fixtures: { root: fixtureRoot(), path_class: pathClass(fixtureRoot()), filesystem: fixtureFilesystem(fixtureRoot()) },
     fingerprint: {
       cpu_model: host.cpu_model,
       kernel: host.kernel,

@@ -1,10 +1,12 @@
 /**
- * Where a bench's fixture root lives, as a reader needs it next to a CPU figure.
+ * The filesystem under a run's fixture (scratch) root, as a reader needs it next to a CPU figure:
+ * every run records it (environment.json `fixtures.filesystem`), and the harness-scale bench names it
+ * beside every row.
  *
  * The harness creates and removes per-attempt directories on the fixture root. What one inode costs
  * is the filesystem's: on ext4 without a journal, each new inode scans past the inodes freed in the
- * last minute. So the same harness pays a different system time on a different root, and the bench
- * names the root's filesystem and whether it keeps a journal beside every figure.
+ * last minute. So the same harness pays a different system time on a different root, and a host
+ * workspace copy or a staged overlay is as fast as the filesystem under it.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';

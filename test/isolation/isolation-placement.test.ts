@@ -8,6 +8,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURE_ROOT, fixtureRoot, pathClass, runScratchDir, scratchRoots, stateDir } from '../../harness/state-dir.ts';
+import { fixtureFilesystem } from '../../harness/provenance/fixture-filesystem.ts';
 import { parseSpec } from '../../experiments/registry.ts';
 import type { TrialRecord } from '../../harness/journal/trial-record.ts';
 import { isolationGroupOf, placementRoot } from '../../experiments/isolation/isolation-placement.ts';
@@ -138,6 +139,9 @@ describe('isolation run with both placements (real host and staged backends)', (
     for (const record of records) expect(record.metrics.host_outside_mutated).toBe(record.arm.backend === 'host' ? 1 : 0);
     const environment = JSON.parse(readFileSync(join(bundle, 'environment.json'), 'utf8'));
     expect(environment.fixtures.path_class).not.toBe('inside-home');
+    // The filesystem under the scratch root is a control of the harness's own CPU: recorded as the mount that holds it.
+    expect(environment.fixtures.filesystem).toEqual(fixtureFilesystem(environment.fixtures.root));
+    expect(environment.fixtures.filesystem.type).not.toBe('unknown');
     const evidence = readFileSync(join(bundle, 'evidence.csv'), 'utf8');
     expect(evidence).toContain('staged:inside-home');
     const runId = JSON.parse(readFileSync(join(bundle, 'resolved-spec.json'), 'utf8')).run_id as string;

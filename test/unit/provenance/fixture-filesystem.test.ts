@@ -1,9 +1,9 @@
 /**
  * The bench names the filesystem under its fixture root beside every CPU figure
- * (bench/fixture-filesystem.ts): the mount must be the longest one holding the path, not the first.
+ * (harness/provenance/fixture-filesystem.ts): the mount must be the longest one holding the path, not the first.
  */
 import { describe, expect, it } from 'vitest';
-import { describeFilesystem, fixtureFilesystem } from '../../bench/fixture-filesystem.ts';
+import { describeFilesystem, fixtureFilesystem } from '../../../harness/provenance/fixture-filesystem.ts';
 
 const MOUNTS = [
   '/dev/vda / ext4 rw,relatime 0 0',
