@@ -129,9 +129,9 @@ export class AttemptCgroup {
  * own cpuacct dir is removed with the budget (it removes its path in every other hierarchy).
  */
 function v1CpuacctDir(budget: CgroupBudget, io: CgroupIo, name: string): { created: string[] } | null {
-  if (budget.layout.version !== 1) return null;
-  const root = budget.layout.others.find((mount) => io.exists(join(mount, 'cpuacct.usage')));
-  if (!root) return null;
+  const layout = budget.layout;
+  if (layout.version !== 1 || layout.cpuacct === null || !layout.others.includes(layout.cpuacct)) return null;
+  const root = layout.cpuacct;
   const created: string[] = [];
   const parent = join(root, budget.name);
   if (!io.exists(parent)) io.mkdir(parent);

@@ -12,7 +12,13 @@ export type BudgetController = (typeof BUDGET_CONTROLLERS)[number];
 export type CgroupLayout =
   /** `others`: every other cgroup hierarchy (blkio, pids, freezer, name=systemd, the unified tree...):
    *  container runtimes create the budget's sub-cgroups there too, so destroy must look there. */
-  | { version: 1; mounts: Record<BudgetController, string>; others: string[] }
+  | {
+      version: 1;
+      mounts: Record<BudgetController, string>;
+      others: string[];
+      /** The hierarchy that counts CPU time (cpuacct): co-mounted with cpu on most hosts, apart (one of `others`) on some; null when none is mounted. */
+      cpuacct: string | null;
+    }
   | { version: 2; mount: string };
 
 export interface LayoutSources {
@@ -39,6 +45,7 @@ export function detectCgroupLayout(sources: LayoutSources = hostLayoutSources())
   const v1: Partial<Record<BudgetController, string>> = {};
   const all: string[] = [];
   let v2Mount: string | null = null;
+  let cpuacct: string | null = null;
   for (const line of sources.mounts.split('\n')) {
     const [, mountPoint, fsType, options] = line.split(' ');
     if (!mountPoint || !options) continue;
@@ -46,11 +53,12 @@ export function detectCgroupLayout(sources: LayoutSources = hostLayoutSources())
     if (fsType === 'cgroup2' && v2Mount === null) v2Mount = mountPoint;
     if (fsType !== 'cgroup') continue;
     const opts = options.split(',');
+    if (opts.includes('cpuacct') && cpuacct === null) cpuacct = mountPoint;
     for (const controller of BUDGET_CONTROLLERS) if (opts.includes(controller) && !v1[controller]) v1[controller] = mountPoint;
   }
   if (v1.memory && v1.cpu && v1.cpuset) {
     const mounts = { memory: v1.memory, cpu: v1.cpu, cpuset: v1.cpuset };
-    return { version: 1, mounts, others: all.filter((m) => !Object.values(mounts).includes(m)) };
+    return { version: 1, mounts, others: all.filter((m) => !Object.values(mounts).includes(m)), cpuacct };
   }
   if (v2Mount) {
     const controllers = (sources.readFile(join(v2Mount, 'cgroup.controllers')) ?? '').trim().split(/\s+/);

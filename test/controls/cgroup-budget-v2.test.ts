@@ -36,7 +36,14 @@ describe('cgroup v2 budget', () => {
 
   it('prefers v1 controllers on a hybrid machine', () => {
     const mounts = ['cgroup /c/memory cgroup rw,memory 0 0', 'cgroup /c/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0', 'cgroup /c/cpuset cgroup rw,cpuset 0 0', `cgroup2 ${root} cgroup2 rw 0 0`].join('\n');
-    expect(detectCgroupLayout({ mounts, readFile: () => '' })).toEqual({ version: 1, mounts: { memory: '/c/memory', cpu: '/c/cpu,cpuacct', cpuset: '/c/cpuset' }, others: [root] });
+    expect(detectCgroupLayout({ mounts, readFile: () => '' })).toEqual({ version: 1, mounts: { memory: '/c/memory', cpu: '/c/cpu,cpuacct', cpuset: '/c/cpuset' }, others: [root], cpuacct: '/c/cpu,cpuacct' });
+  });
+
+  it('names a cpuacct hierarchy mounted apart from cpu, and none when it is not mounted', () => {
+    const budget = ['cgroup /c/memory cgroup rw,memory 0 0', 'cgroup /c/cpu cgroup rw,cpu 0 0', 'cgroup /c/cpuset cgroup rw,cpuset 0 0'];
+    const apart = detectCgroupLayout({ mounts: [...budget, 'cgroup /c/cpuacct cgroup rw,cpuacct 0 0', 'cgroup /c/pids cgroup rw,pids 0 0'].join('\n'), readFile: () => '' });
+    expect(apart).toMatchObject({ version: 1, others: ['/c/cpuacct', '/c/pids'], cpuacct: '/c/cpuacct' });
+    expect(detectCgroupLayout({ mounts: budget.join('\n'), readFile: () => '' })).toMatchObject({ version: 1, cpuacct: null });
   });
 
   it('writes memory.max, memory.swap.max=0, cpu.max for 2 CPUs and the cpuset, delegating controllers first', async () => {
