@@ -3,8 +3,8 @@
  * original is byte-identical after a staged trial), and diffing a written copy against its baseline.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { helperPath, runHelper } from './launch/helper-command.ts';
 
 export interface TreeEntry {
@@ -117,11 +117,14 @@ export async function diffWorkspacesVia(baseline: string, candidate: string): Pr
 }
 
 /**
- * When copyWorkspace finished, as the kernel stamps files: the ctime of a file made right after
- * `cp -a` returned. Every later change to a copied entry (write, truncate, chmod, rename over it,
- * utimes to restore an mtime) moves that entry's ctime to at least this stamp, and ctime cannot be
- * set from user space; an entry whose ctime is still below it is byte-for-byte what cp copied. A
- * realtime clock stepped back since (NTP) voids the rule: then the full walk runs.
+ * When copyWorkspace finished, as the kernel stamps files: the ctime the copy's root takes from a
+ * chmod to its own mode, right after `cp -a` returned. Every later change to a copied entry (write,
+ * truncate, chmod, rename over it, utimes to restore an mtime) moves that entry's ctime to at least
+ * this stamp, and ctime cannot be set from user space; an entry whose ctime is still below it is
+ * byte-for-byte what cp copied. A realtime clock stepped back since (NTP) voids the rule: then the
+ * full walk runs. The chmod changes nothing else, and the diff never compares the root itself. (A
+ * marker file made and removed for the stamp cost an inode per rollout: on ext4 without a journal
+ * each new inode scans past the ones freed in the last minute, docs/harness-scale.md.)
  */
 interface CopyMark {
   ctimeNs: bigint;
@@ -130,18 +133,12 @@ interface CopyMark {
 }
 const copyMarks = new Map<string, CopyMark>();
 const COPY_MARKS_MAX = 10_000;
-let markSeq = 0;
 const realMinusMonotonicNs = () => BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
 
 function markCopy(destination: string): void {
-  const marker = join(dirname(destination), `.sandbench-copied-${process.pid}-${++markSeq}`);
-  writeFileSync(marker, '');
-  try {
-    if (copyMarks.size >= COPY_MARKS_MAX) copyMarks.clear();
-    copyMarks.set(destination, { ctimeNs: lstatSync(marker, { bigint: true }).ctimeNs, offsetNs: realMinusMonotonicNs() });
-  } finally {
-    unlinkSync(marker);
-  }
+  chmodSync(destination, lstatSync(destination).mode & 0o7777);
+  if (copyMarks.size >= COPY_MARKS_MAX) copyMarks.clear();
+  copyMarks.set(destination, { ctimeNs: lstatSync(destination, { bigint: true }).ctimeNs, offsetNs: realMinusMonotonicNs() });
 }
 
 function takeCopyMark(candidate: string): CopyMark | null {

@@ -49,9 +49,12 @@ describe('helper commands', () => {
     await timingSession();
     const base = join(dir, 'base');
     makeTree(base);
+    chmodSync(base, 0o751);
     const copy = join(dir, 'copy');
     await copyWorkspace(base, copy);
     expect(treeDigest(copy)).toBe(treeDigest(base));
+    // The copy's mark (a chmod of its root to its own mode, for the ctime stamp) leaves the root as cp made it.
+    expect([statSync(copy).mode & 0o7777, statSync(copy).mtimeMs]).toEqual([0o751, statSync(base).mtimeMs]);
     expect(statSync(join(copy, 'run.sh')).mode & 0o777).toBe(0o755);
     const some = join(dir, 'some');
     await copyEntries(base, ['src', 'link', 'run.sh'], some);
