@@ -22,7 +22,7 @@ import { readCellModelTraffic } from '../rollout/cell-model-traffic.ts';
 import { runAttempt } from '../rollout/rollout-attempt.ts';
 import { runAttemptTries } from '../rollout/attempt-tries.ts';
 import { tryCommand } from '../rollout/fault-injection.ts';
-import { commandFor, finalCategory, type CellAttempt, type CellAttemptOutcome, type CellInput, type CellResult } from '../rollout/rollout-cell.ts';
+import { commandFor, finalCategory, nextProcessCellIndex, type CellAttempt, type CellAttemptOutcome, type CellInput, type CellResult } from '../rollout/rollout-cell.ts';
 import { attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } from '../rollout/rollout-phases.ts';
 import type { PrefixStrategy } from './rollout-step-spec.ts';
 import { createCheckpointMechanism } from '../../executors/checkpoint/registry.ts';
@@ -150,6 +150,7 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   await pool?.fill(input.timeoutMs);
   const poolFillMs = pool ? Number(process.hrtime.bigint() - fillStart) / 1e6 : null;
   const outcomes: Running[] = [];
+  const processCellIndex = nextProcessCellIndex();
   const cpuStart = process.cpuUsage();
   const helperCpu = meterHelperCpu();
   const loadStart = loadAverage();
@@ -239,7 +240,7 @@ export async function runSteps(input: StepRunInput): Promise<StepRunResult> {
   input.run.cleanup.forget(serviceHandle);
   await budget.destroy();
   const baselineUnchanged = tasks.every((task, i) => treeDigest(task.repoDir) === digestsBefore[i]);
-  return { ...finish(input, outcomes, baselineUnchanged, { tStart, tEnd, cpu, helper, loadStart }), trainer: trainerFigures, pool: pool ? { ...pool.counts, fillMs: poolFillMs } : null };
+  return { ...finish(input, outcomes, baselineUnchanged, { tStart, tEnd, cpu, helper, loadStart, processCellIndex }), trainer: trainerFigures, pool: pool ? { ...pool.counts, fillMs: poolFillMs } : null };
 }
 
 /** The backend's checkpoint mechanism, probed and prepared outside the cell's clock (the kind checked it honours attach). */
@@ -253,7 +254,7 @@ async function forkMechanism(input: StepRunInput): Promise<CheckpointMechanism> 
 }
 
 /** Join each attempt with its model traffic; the cell's figures as the rollout kind's record expects them. */
-function finish(input: StepRunInput, outcomes: Running[], baselineUnchanged: boolean, meter: { tStart: bigint; tEnd: bigint; cpu: NodeJS.CpuUsage; helper: { userMs: number; systemMs: number }; loadStart: number }): Pick<StepRunResult, 'cell' | 'outcomes'> {
+function finish(input: StepRunInput, outcomes: Running[], baselineUnchanged: boolean, meter: { tStart: bigint; tEnd: bigint; cpu: NodeJS.CpuUsage; helper: { userMs: number; systemMs: number }; loadStart: number; processCellIndex: number }): Pick<StepRunResult, 'cell' | 'outcomes'> {
   // Every try's traffic (retries use the model's capacity too); an attempt's own is its last try's.
   const ids = new Set([...input.attempts.map((a) => a.attemptId), ...outcomes.flatMap((o) => (o.tries ?? []).map((t) => t.routeId))]);
   const { entries, byRoute: byAttempt, serviceError } = readCellModelTraffic(input.journalPath, ids);
@@ -276,6 +277,7 @@ function finish(input: StepRunInput, outcomes: Running[], baselineUnchanged: boo
     harnessCpuSystemMs: meter.cpu.system / 1000 + meter.helper.systemMs,
     harnessHelperCpuMs: meter.helper.userMs + meter.helper.systemMs,
     harnessRssPeakBytes: process.memoryUsage().rss,
+    processCellIndex: meter.processCellIndex,
     utilization: span ? busy / (input.capacity.slots * span) : null,
     utilizationWall: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,
     modelSpanMs: span,

@@ -35,7 +35,9 @@
  *     diffs) plus the native launcher co-process's own utime + stime; harness_cpu_helpers_ms_per_rollout
  *     is the launcher's share. Not included: the commands the launcher runs (the sandboxes, the
  *     agents, the workspace copies, diffs' find and removals: the rollouts' own work) and the model service (the
- *     capacity under test); empty on records from before the launcher was counted
+ *     capacity under test); empty on records from before the launcher was counted. A process's first
+ *     rollout cell also pays V8's compilation of the per-attempt path (records: cell_process_index 0):
+ *     the evidence row of such a summary says so, since the plan's order decides which arm pays it
  *   harness_cpu_machine_fraction — that CPU ÷ (cell wall × the machine's CPUs): the share of the whole
  *     machine the harness took (a reader sees whether the harness could have been the bottleneck);
  *     empty on records from before cell_machine_cpus was recorded
@@ -175,6 +177,8 @@ export interface CellSummary {
   trajectoriesParsed: number;
   harnessRss: number | null;
   harnessCpuPerRollout: number | null;
+  /** Cell runs of this summary that were their process's first rollout cell (JIT warm-up inside their harness CPU); null when the records predate the field. */
+  harnessColdCells: number | null;
   harnessCpuUserPerRollout: number | null;
   harnessCpuSystemPerRollout: number | null;
   harnessCpuHelpersPerRollout: number | null;
@@ -184,6 +188,17 @@ export interface CellSummary {
   rewardCi: { low: number; high: number } | null;
   cellWallMs: number;
   load: [number | null, number | null];
+}
+
+/**
+ * The harness CPU of a process's first rollout cell includes V8 compiling the per-attempt path, and
+ * which arm's cell runs first is the plan's order: said beside the figure, so a reader does not
+ * charge the warm-up to that arm (docs/harness-scale.md, fifth round).
+ */
+function coldCellNote(coldCells: number | null): string {
+  if (!coldCells) return '';
+  const which = coldCells === 1 ? "the process's first rollout cell, which carries" : `${coldCells} first rollout cells of their processes, which carry`;
+  return `; harness CPU includes ${which} V8's warm-up of the rollout path`;
 }
 
 function counts(list: readonly string[]): string {
@@ -225,6 +240,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
     let steadyCount = 0;
     let steadySpan = 0;
     let attemptsTotal = 0;
+    let coldCells: number | null = 0;
     let peak: number | null = null;
     let rss: number | null = null;
     const loads: [number | null, number | null] = [null, null];
@@ -245,6 +261,8 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       spanTotal += metric(runRecords[0]!, 'cell_model_span_ms') ?? 0;
       cpuTotal += metric(runRecords[0]!, 'cell_harness_cpu_ms') ?? 0;
       attemptsTotal += metric(runRecords[0]!, 'cell_attempts') ?? runRecords.length;
+      const processIndex = metric(runRecords[0]!, 'cell_process_index');
+      coldCells = coldCells === null || processIndex === undefined ? null : coldCells + (processIndex === 0 ? 1 : 0);
       const p = metric(runRecords[0]!, 'cell_budget_peak_bytes');
       if (p !== undefined) peak = Math.max(peak ?? 0, p);
       const h = metric(runRecords[0]!, 'cell_harness_rss_peak_bytes');
@@ -304,6 +322,7 @@ export function summarizeCells(records: readonly TrialRecord[], resamples: numbe
       trajectoriesParsed: all.filter((r) => (r.facts.trajectory as { parsed?: unknown } | null | undefined)?.parsed === true).length,
       harnessRss: rss,
       harnessCpuPerRollout: attemptsTotal > 0 ? cpuTotal / attemptsTotal : null,
+      harnessColdCells: coldCells,
       harnessCpuUserPerRollout: attemptsTotal > 0 ? cpuUser / attemptsTotal : null,
       harnessCpuSystemPerRollout: attemptsTotal > 0 ? cpuSystem / attemptsTotal : null,
       harnessCpuHelpersPerRollout: attemptsTotal > 0 && cpuHelpers !== null ? cpuHelpers / attemptsTotal : null,
@@ -454,7 +473,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     }
     if (s.steadyThroughput !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'rollouts_per_s', statistic: 'steady_rate', n: s.completed, value: s.steadyThroughput, unit: 'rollouts/s', limitations });
     if (s.ceiling !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'model_ceiling_rollouts_per_s', statistic: 'configured', n: s.completed, value: s.ceiling, unit: 'rollouts/s', limitations });
-    if (s.harnessCpuPerRollout !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'harness_cpu_ms_per_rollout', statistic: 'mean', n: s.planned, value: s.harnessCpuPerRollout, unit: 'ms', limitations });
+    if (s.harnessCpuPerRollout !== null) evidence.push({ ...base, topic: 'rollout_throughput', metric: 'harness_cpu_ms_per_rollout', statistic: 'mean', n: s.planned, value: s.harnessCpuPerRollout, unit: 'ms', limitations: `${limitations}${coldCellNote(s.harnessColdCells)}` });
     evidence.push({ ...base, topic: 'rollout_latency', metric: 'wall_ms', statistic: 'P50', n: s.completed, value: s.p50, unit: 'ms', limitations });
     if (s.p95 !== null) evidence.push({ ...base, topic: 'rollout_latency', metric: 'wall_ms', statistic: 'P95_reference', n: s.completed, value: s.p95, unit: 'ms', limitations });
     evidence.push({ ...base, topic: 'rollout_latency', metric: 'substrate_ms', statistic: 'mean', n: s.completed, value: s.phases.substrate_ms, unit: 'ms', limitations });

@@ -105,6 +105,12 @@ export interface CellResult {
   /** The launcher co-process's share of harnessCpuMs (its own time; the commands it ran are the rollouts'). */
   harnessHelperCpuMs: number;
   harnessRssPeakBytes: number;
+  /**
+   * Which rollout cell of this process it was (0: the first). The first cells carry V8's compilation
+   * of the whole per-attempt path, which goes on for a few hundred rollouts, so their harness CPU is
+   * a warm-up figure (docs/harness-scale.md, fifth round).
+   */
+  processCellIndex: number;
   /** busy slot-time ÷ (slots × model span): first request → last reply of the cell. */
   utilization: number | null;
   /** busy slot-time ÷ (slots × cell wall). */
@@ -128,6 +134,9 @@ const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
  */
 const KERNEL_PEAK_SAMPLE_MS = 1000;
 const HARNESS_RSS_SAMPLE_MS = 1000;
+/** Rollout cells this process has started, of either rollout kind (CellResult.processCellIndex). */
+let cellsStarted = 0;
+export const nextProcessCellIndex = (): number => cellsStarted++;
 function budgetSampleMs(budget: CgroupBudget): number {
   return budget.kernelPeakBytes() !== null ? KERNEL_PEAK_SAMPLE_MS : PEAK_SAMPLE_INTERVAL_MS;
 }
@@ -202,6 +211,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
   const sampler = budget ? startPeakSampler(budget, budgetSampleMs(budget)) : null;
   let rssPeak = process.memoryUsage().rss;
   const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), HARNESS_RSS_SAMPLE_MS);
+  const processCellIndex = nextProcessCellIndex();
   const cpuStart = process.cpuUsage();
   const helperCpu = meterHelperCpu();
   const reaper = new ScratchReaper(join(input.scratchDir, 'trash'));
@@ -324,6 +334,7 @@ export async function runCell(input: CellInput): Promise<CellResult> {
     harnessCpuSystemMs: cpu.system / 1000 + helper.systemMs,
     harnessHelperCpuMs: helper.userMs + helper.systemMs,
     harnessRssPeakBytes: rssPeak,
+    processCellIndex,
     utilization: span ? busy / (input.capacity.slots * span) : null,
     utilizationWall: wallMs > 0 ? busy / (input.capacity.slots * wallMs) : null,
     modelSpanMs: span,

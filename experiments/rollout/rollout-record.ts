@@ -78,6 +78,7 @@ export function rolloutRecord(input: RolloutRecordInput): TrialRecord {
   metrics.cell_harness_cpu_system_ms = cell.harnessCpuSystemMs;
   metrics.cell_harness_helper_cpu_ms = cell.harnessHelperCpuMs;
   metrics.cell_harness_rss_peak_bytes = cell.harnessRssPeakBytes;
+  metrics.cell_process_index = cell.processCellIndex;
   // The machine's CPUs while the cell ran: harness CPU ÷ (wall × these) is the harness's share of the machine (issue 33).
   metrics.cell_machine_cpus = availableParallelism();
   metrics.cell_busy_slot_ms = cell.busySlotMs;
