@@ -82,47 +82,48 @@ describe.skipIf(!probe.available)('podman executor', () => {
     expect(clientArgv(null, ['podman', 'run'])).toEqual(['podman', 'run']);
   });
 
-  it('removal returns only once the container\'s conmon has exited (it may still run its exit command)', async () => {
-    // A stand-in conmon: a copy of sh named conmon, with `-n NAME` in its argv as podman passes it,
-    // that exits 1.5 s later, longer than `podman rm` takes (`; true` keeps sh from exec-ing sleep, which would change its name).
+  /**
+   * A stand-in conmon: a copy of sh named conmon, with `-n NAME` in its argv as podman passes it,
+   * that exits 1.5 s later, longer than `podman rm` takes (`; true` keeps sh from exec-ing sleep, which would change its name).
+   */
+  async function standInConmon(runId: string) {
     const dir = tempDir('sandbench-conmon-');
     const fake = join(dir, 'conmon');
     copyFileSync('/bin/sh', fake);
-    const name = containerName('conmonwait', 't');
+    const name = containerName(runId, 't');
     const conmon = spawn(fake, ['-c', 'sleep 1.5; true', '-n', name], { stdio: 'ignore' });
     const exited = new Promise((resolve) => conmon.once('exit', resolve));
     await new Promise((resolve) => setTimeout(resolve, 100));
+    return { dir, name, pid: conmon.pid!, exited };
+  }
+
+  /** Removal of the (absent) container `name` returns only after the stand-in exited: `podman rm --ignore` succeeds at once, the wait is for the conmon. */
+  async function expectRemovalWaitsFor(conmon: Awaited<ReturnType<typeof standInConmon>>, options: { conmonPidFile?: string } = {}) {
     const started = Date.now();
-    // No such container: `podman rm --ignore` succeeds at once; the wait is for the conmon.
-    await removeContainer(prepared.executor.engine()!, name);
+    await removeContainer(prepared.executor.engine()!, conmon.name, options);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     // It has exited by now: a zombie (Node may not have reaped it yet, so exitCode can still be null) or gone.
-    expect(processState(conmon.pid!)).toMatch(/^(Z|gone)$/);
-    expect(await exited).toBe(0);
-    rmSync(dir, { recursive: true, force: true });
+    expect(processState(conmon.pid)).toMatch(/^(Z|gone)$/);
+    expect(await conmon.exited).toBe(0);
+  }
+
+  it('removal returns only once the container\'s conmon has exited (it may still run its exit command)', async () => {
+    const conmon = await standInConmon('conmonwait');
+    await expectRemovalWaitsFor(conmon);
+    rmSync(conmon.dir, { recursive: true, force: true });
   });
 
   it('with conmon\'s pid file, removal waits on that process alone, and a pid file naming another process does not hold it', async () => {
-    const dir = tempDir('sandbench-conmon-pid-');
-    const fake = join(dir, 'conmon');
-    copyFileSync('/bin/sh', fake);
-    const name = containerName('conmonpid', 't');
-    const conmon = spawn(fake, ['-c', 'sleep 1.5; true', '-n', name], { stdio: 'ignore' });
-    const exited = new Promise((resolve) => conmon.once('exit', resolve));
-    const pidFile = join(dir, `${name}.conmon.pid`);
+    const conmon = await standInConmon('conmonpid');
+    const pidFile = join(conmon.dir, `${conmon.name}.conmon.pid`);
     writeFileSync(pidFile, `${conmon.pid}\n`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    let started = Date.now();
-    await removeContainer(prepared.executor.engine()!, name, { conmonPidFile: pidFile });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    expect(processState(conmon.pid!)).toMatch(/^(Z|gone)$/);
-    expect(await exited).toBe(0);
+    await expectRemovalWaitsFor(conmon, { conmonPidFile: pidFile });
     // A reused pid (here the harness's own): not a conmon of this container, so nothing to wait for.
     writeFileSync(pidFile, `${process.pid}\n`);
-    started = Date.now();
-    await removeContainer(prepared.executor.engine()!, name, { conmonPidFile: pidFile });
+    const started = Date.now();
+    await removeContainer(prepared.executor.engine()!, conmon.name, { conmonPidFile: pidFile });
     expect(Date.now() - started).toBeLessThan(15_000);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(conmon.dir, { recursive: true, force: true });
   });
 
   it('leaves no container of the run behind', async () => {
