@@ -132,6 +132,6 @@ export async function runHelper(argv: readonly string[], options: HelperOptions 
   const result = await runCommand(argv, options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (result.exitCode === 0 && !result.timedOut) return { stdout: result.stdout, stderr: result.stderr, path: result.path };
-  const how = result.timedOut ? `timed out after ${timeoutMs} ms` : result.exitCode !== null ? `exited ${result.exitCode}` : result.signal !== null ? `was killed by signal ${result.signal}` : 'could not start';
+  const how = result.timedOut ? `timed out after ${timeoutMs} ms` : result.exitCode !== null ? `exited ${result.exitCode}` : result.signal !== null ? `was killed by signal ${result.signal}` : 'failed';
   throw failure(argv, how, result.stderr);
 }

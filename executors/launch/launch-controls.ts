@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BudgetPlacement, TrialContext } from '../../harness/contracts/executor.ts';
-import { BUDGET_CONTROLLERS, detectCgroupLayout, type CgroupLayout } from '../../harness/controls/cgroup-layout.ts';
+import { BUDGET_CONTROLLERS, detectCgroupLayout, separateCpuacct, type CgroupLayout } from '../../harness/controls/cgroup-layout.ts';
 
 export interface LaunchControls {
   /** CPU list for sched_setaffinity / taskset; null = not pinned. */
@@ -29,10 +29,8 @@ export function budgetProcsFiles(budget: BudgetPlacement, cgroups: CgroupLayout 
   const dirs = cgroups.version === 1 ? BUDGET_CONTROLLERS.map((c) => join(cgroups.mounts[c], budget.cgroupParent)) : [join(cgroups.mount, budget.cgroupParent)];
   // An attempt cgroup on a host that mounts cpuacct apart (harness/controls/attempt-cgroup.ts) has a cpuacct dir too: enter it, so its CPU is counted.
   // Which hierarchy that is comes from the mount table, read once: probing every hierarchy cost 8 access calls per launch.
-  if (cgroups.version === 1 && cgroups.cpuacct !== null && cgroups.others.includes(cgroups.cpuacct)) {
-    const dir = join(cgroups.cpuacct, budget.cgroupParent);
-    if (existsSync(join(dir, 'cpuacct.usage'))) dirs.push(dir);
-  }
+  const cpuacct = separateCpuacct(cgroups);
+  if (cpuacct !== null && existsSync(join(cpuacct, budget.cgroupParent, 'cpuacct.usage'))) dirs.push(join(cpuacct, budget.cgroupParent));
   return [...new Set(dirs)].map((dir) => join(dir, 'cgroup.procs'));
 }
 

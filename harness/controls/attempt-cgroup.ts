@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { BudgetPlacement } from '../contracts/executor.ts';
 import { BudgetError, enterPlacement, type CgroupBudget } from './cgroup-budget.ts';
 import { oomKillsIn, procsUnder, type CgroupIo } from './cgroup-io.ts';
+import { separateCpuacct } from './cgroup-layout.ts';
 import { killUntilEmpty } from './proc-tree.ts';
 
 const CHILD_NAME = /^[A-Za-z0-9_.-]+$/;
@@ -129,9 +130,8 @@ export class AttemptCgroup {
  * own cpuacct dir is removed with the budget (it removes its path in every other hierarchy).
  */
 function v1CpuacctDir(budget: CgroupBudget, io: CgroupIo, name: string): { created: string[] } | null {
-  const layout = budget.layout;
-  if (layout.version !== 1 || layout.cpuacct === null || !layout.others.includes(layout.cpuacct)) return null;
-  const root = layout.cpuacct;
+  const root = separateCpuacct(budget.layout);
+  if (root === null) return null;
   const created: string[] = [];
   const parent = join(root, budget.name);
   if (!io.exists(parent)) io.mkdir(parent);

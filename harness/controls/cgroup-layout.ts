@@ -72,6 +72,14 @@ export function detectCgroupLayout(sources: LayoutSources = hostLayoutSources())
   throw new Error('no cgroup hierarchy with memory, cpu and cpuset controllers is mounted; density budgets need one');
 }
 
+/**
+ * The cpuacct hierarchy when it is mounted apart from cpu (one of `others`), else null: there an
+ * attempt's CPU is counted only in a cpuacct dir of its own, which launches must enter too.
+ */
+export function separateCpuacct(layout: CgroupLayout): string | null {
+  return layout.version === 1 && layout.cpuacct !== null && layout.others.includes(layout.cpuacct) ? layout.cpuacct : null;
+}
+
 export function layoutIsUsable(layout: CgroupLayout): boolean {
   return layout.version === 1 ? BUDGET_CONTROLLERS.every((c) => existsSync(layout.mounts[c])) : existsSync(layout.mount);
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetError, CgroupBudget } from '../../harness/controls/cgroup-budget.ts';
 import { nodeCgroupIo, type CgroupIo } from '../../harness/controls/cgroup-io.ts';
-import { detectCgroupLayout } from '../../harness/controls/cgroup-layout.ts';
+import { detectCgroupLayout, separateCpuacct } from '../../harness/controls/cgroup-layout.ts';
 
 let root: string;
 const files = ['cgroup.procs', 'cpuset.cpus', 'cpuset.mems', 'cpu.max', 'memory.max', 'memory.swap.max', 'memory.current', 'memory.peak', 'memory.events'];
@@ -44,6 +44,11 @@ describe('cgroup v2 budget', () => {
     const apart = detectCgroupLayout({ mounts: [...budget, 'cgroup /c/cpuacct cgroup rw,cpuacct 0 0', 'cgroup /c/pids cgroup rw,pids 0 0'].join('\n'), readFile: () => '' });
     expect(apart).toMatchObject({ version: 1, others: ['/c/cpuacct', '/c/pids'], cpuacct: '/c/cpuacct' });
     expect(detectCgroupLayout({ mounts: budget.join('\n'), readFile: () => '' })).toMatchObject({ version: 1, cpuacct: null });
+    // Only a cpuacct apart from cpu needs a dir of its own: co-mounted, the cpu dir counts the CPU.
+    expect(separateCpuacct(apart)).toBe('/c/cpuacct');
+    expect(separateCpuacct(detectCgroupLayout({ mounts: budget.join('\n'), readFile: () => '' }))).toBeNull();
+    const together = ['cgroup /c/memory cgroup rw,memory 0 0', 'cgroup /c/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0', 'cgroup /c/cpuset cgroup rw,cpuset 0 0'].join('\n');
+    expect(separateCpuacct(detectCgroupLayout({ mounts: together, readFile: () => '' }))).toBeNull();
   });
 
   it('writes memory.max, memory.swap.max=0, cpu.max for 2 CPUs and the cpuset, delegating controllers first', async () => {
