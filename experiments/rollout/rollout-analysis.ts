@@ -461,7 +461,10 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     });
   }
 
-  const condition = `${conditionOf(spec)}; budget ${String((spec as unknown as { rollout?: { budget_cpus?: string } }).rollout?.budget_cpus ?? '0-1')}`;
+  const section = (spec as unknown as { rollout?: { budget_cpus?: string; warmup_blocks?: number } }).rollout;
+  // Named only when a run had warm-up blocks, so bundles from before the field analyse as they did.
+  const warmupBlocks = section?.warmup_blocks ? `; ${section.warmup_blocks} warm-up block${section.warmup_blocks === 1 ? '' : 's'} (excluded)` : '';
+  const condition = `${conditionOf(spec)}; budget ${String(section?.budget_cpus ?? '0-1')}${warmupBlocks}`;
   const evidence: EvidenceRow[] = [];
   for (const s of summaries) {
     const base = { scenario: SCENARIO, source: EVIDENCE_SOURCE, cohort: runId, variant: s.cell, condition: `${condition}; C ${s.concurrency}; slots ${s.slots}; base ${s.baseMs} ms` };

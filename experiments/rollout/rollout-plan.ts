@@ -12,7 +12,7 @@ import { createPrng, seedFromString, shuffled } from '../../harness/plan/prng.ts
 import type { Spec } from '../../harness/spec/schema.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
 import { arrivalLabel, arrivalOf, capLabel, capOf } from '../../harness/schedule/index.ts';
-import { attemptsFor, concurrencyFor, rolloutOptions, type ModelCapacity } from './rollout-spec.ts';
+import { attemptsFor, concurrencyFor, rolloutOptions, type ModelCapacity, type RolloutSpec } from './rollout-spec.ts';
 import type { AttemptPath } from './task-contract.ts';
 
 export interface RolloutCell {
@@ -67,26 +67,26 @@ export function attemptParams(planned: PlannedTrial): AttemptParams {
   };
 }
 
-/** Cell run key: the cell in one block (a block's attempts of a cell run as one closed loop). */
+/** Cell run key: the cell in one block (a block's attempts of a cell run as one closed loop); warm-up blocks are numbered apart. */
 export function cellRunKey(planned: PlannedTrial): string {
-  return `${planned.block}:${attemptParams(planned).cell}`;
+  return `${planned.warmup ? 'w' : ''}${planned.block}:${attemptParams(planned).cell}`;
 }
 
-export function buildRolloutPlan(spec: Spec): Plan {
-  const options = rolloutOptions(spec);
-  specArms(spec).forEach((arm, index) => parseRolloutArm(arm, index));
-  const prng = createPrng(spec.seed);
-  const cells = rolloutCells(spec);
-  const trials: PlannedTrial[] = [];
-  for (let block = 0; block < options.blocks; block++) {
+/**
+ * Every cell once per block, in a seeded shuffled order, each cell `attempts` consecutive trials.
+ * Warm-up blocks draw their order and seeds from a generator of their own, so the formal blocks of
+ * a spec are the same trials (ids, seeds, order) with or without warm-up blocks.
+ */
+function addBlocks(trials: PlannedTrial[], cells: readonly RolloutCell[], count: number, warmup: boolean, prng: ReturnType<typeof createPrng>, options: RolloutSpec): void {
+  for (let block = 0; block < count; block++) {
     for (const cell of shuffled(cells, prng)) {
       const label = cellLabel(cell);
       for (let attempt = 0, attempts = attemptsFor(options, cell.arm.backend); attempt < attempts; attempt++) {
         trials.push({
-          trial_id: `b${String(block).padStart(4, '0')}-${label}-a${String(attempt).padStart(4, '0')}`,
+          trial_id: `${warmup ? 'w' : 'b'}${String(block).padStart(4, '0')}-${label}-a${String(attempt).padStart(4, '0')}`,
           block,
           position: trials.length,
-          warmup: false,
+          warmup,
           arm: cell.arm,
           seed: prng.int(0, 0x7fffffff),
           params: {
@@ -98,7 +98,16 @@ export function buildRolloutPlan(spec: Spec): Plan {
       }
     }
   }
-  return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms: specArms(spec), warmup_blocks: 0, blocks: options.blocks, trials };
+}
+
+export function buildRolloutPlan(spec: Spec): Plan {
+  const options = rolloutOptions(spec);
+  specArms(spec).forEach((arm, index) => parseRolloutArm(arm, index));
+  const cells = rolloutCells(spec);
+  const trials: PlannedTrial[] = [];
+  addBlocks(trials, cells, options.warmup_blocks, true, createPrng(seedFromString(`rollout-warmup:${spec.seed}`)), options);
+  addBlocks(trials, cells, options.blocks, false, createPrng(spec.seed), options);
+  return { schema_version: PLAN_SCHEMA_VERSION, spec_name: spec.name, experiment: spec.experiment, seed: spec.seed, arms: specArms(spec), warmup_blocks: options.warmup_blocks, blocks: options.blocks, trials };
 }
 
 /** Attempt k's task (index into the task set) and scripted path: a function of the seed and k only. */

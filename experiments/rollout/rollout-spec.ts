@@ -9,7 +9,7 @@ import { cpuList, duration, size } from '../../harness/spec/fields.ts';
 import { defineSection, readSection, type KindOverrides } from '../../harness/spec/kind-spec.ts';
 import { UserError } from '../../harness/errors.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
-import type { PlanExpansion } from '../../harness/plan/plan-bounds.ts';
+import type { ExpansionFactor, PlanExpansion } from '../../harness/plan/plan-bounds.ts';
 import { FaultsSchema } from './fault-injection.ts';
 import { RetriesSchema } from './retry-policy.ts';
 import { RewardDedupSchema } from './reward-cache.ts';
@@ -64,6 +64,13 @@ export const RolloutSpecSchema = z
     attempts_by_backend: z.record(z.string(), z.number().int().positive()).default({}),
     /** Repetitions of every cell (each repetition runs the cells in a fresh seeded order). */
     blocks: z.number().int().positive().default(1),
+    /**
+     * Warm-up blocks run before the formal ones: every cell once, in an order of their own, their
+     * attempts recorded (warmup: true) and kept out of every figure. The harness process compiles
+     * its per-attempt path during its first cells (V8's tiering), which charges 2-5 ms per rollout to
+     * whichever arm the seed puts first; a warm-up block pays it before any measured cell.
+     */
+    warmup_blocks: z.number().int().nonnegative().default(0),
     /** Concurrency levels C (workers in the closed loop). */
     concurrency: concurrencyList.default([1, 2, 4, 8, 16]),
     /** Per-backend concurrency levels replacing `concurrency` (VMs at lower C). */
@@ -156,12 +163,18 @@ function rolloutExpansion(options: RolloutSpec, spec: Spec): PlanExpansion[] {
     {
       what: 'planned attempts (at most)',
       factors: [
-        attempts, { field: 'rollout.blocks', value: options.blocks }, { field: 'arms', value: spec.arms.length }, { field: 'rollout.concurrency', value: levels }, { field: 'rollout.model', value: options.model.length },
+        attempts, blocksFactor(options), { field: 'arms', value: spec.arms.length }, { field: 'rollout.concurrency', value: levels }, { field: 'rollout.model', value: options.model.length },
         { field: 'rollout.arrival', value: options.arrival.length }, { field: 'rollout.admission_cap', value: options.admission_cap.length },
       ],
       limit: 'planned_trials',
     },
   ];
+}
+
+/** Warm-up and formal blocks together, named by the larger (the field a reader should lower). */
+function blocksFactor(options: RolloutSpec): ExpansionFactor {
+  const field = options.warmup_blocks > options.blocks ? 'rollout.warmup_blocks' : 'rollout.blocks';
+  return { field, value: options.blocks + options.warmup_blocks };
 }
 
 /** Attempts per cell of one backend. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadKindSpec, parseSpec } from '../../experiments/registry.ts';
 import { bottleneckOf, attemptPhases, attemptTraffic, busySlotMs, modelSpanMs } from '../../experiments/rollout/rollout-phases.ts';
-import { attemptAssignment, buildRolloutPlan } from '../../experiments/rollout/rollout-plan.ts';
+import { attemptAssignment, buildRolloutPlan, cellRunKey } from '../../experiments/rollout/rollout-plan.ts';
 import { parseRolloutArm } from '../../experiments/rollout/rollout-arms.ts';
 import { rewardDeltas, timeWindows } from '../../experiments/rollout/rollout-analysis.ts';
 import { kindChartSpec } from '../../reports/plots/plot-specs.ts';
@@ -41,6 +41,26 @@ describe('rollout plan and spec', () => {
     const paths = Array.from({ length: 400 }, (_, k) => attemptAssignment(5, k, 9, 0.25).path);
     expect(paths.filter((p) => p === 'wrong').length / 400).toBeGreaterThan(0.18);
     expect(paths.filter((p) => p === 'wrong').length / 400).toBeLessThan(0.32);
+  });
+
+  it('warm-up blocks run every cell first, marked, and leave the formal blocks as they were', () => {
+    const rollout = { attempts: 2, blocks: 2, concurrency: [1, 4] };
+    const plain = buildRolloutPlan(parseSpec(doc(rollout)));
+    const warmed = buildRolloutPlan(parseSpec(doc({ ...rollout, warmup_blocks: 1 })));
+    expect(warmed.warmup_blocks).toBe(1);
+    const warmups = warmed.trials.filter((t) => t.warmup);
+    // One block: every cell (2 arms × 2 levels) once, before any formal trial.
+    expect(warmups).toHaveLength(2 * 2 * 2);
+    expect(warmed.trials.slice(0, warmups.length).every((t) => t.warmup && t.trial_id.startsWith('w0000-') && t.block === 0)).toBe(true);
+    expect(new Set(warmups.map((t) => t.params!.cell))).toEqual(new Set(plain.trials.map((t) => t.params!.cell)));
+    // The formal trials are the plain plan's (ids, seeds, blocks, params, order), positions shifted by the warm-up.
+    const formal = warmed.trials.filter((t) => !t.warmup);
+    expect(formal.map(({ position, ...t }) => ({ ...t, position: position - warmups.length }))).toEqual(plain.trials);
+    // Warm-up block 0 and formal block 0 are different cell runs.
+    const runKeys = (trials: typeof warmed.trials) => new Set(trials.map(cellRunKey));
+    const warmKeys = runKeys(warmups);
+    expect([...runKeys(formal)].some((key) => warmKeys.has(key))).toBe(false);
+    expect(() => parseSpec(doc({ warmup_blocks: -1 }))).toThrow(/rollout\.warmup_blocks/);
   });
 
   it('bad input names the field; the shipped specs load', () => {

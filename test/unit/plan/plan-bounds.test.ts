@@ -29,6 +29,7 @@ const ABSURD: [string, Record<string, unknown>, string, string][] = [
   ['rollout attempts', { ...base, experiment: 'rollout', arms: hostStaged, rollout: { attempts: 1e12 } }, 'rollout.attempts', 'planned_trials'],
   ['rollout attempts_by_backend', { ...base, experiment: 'rollout', arms: hostStaged, rollout: { attempts: 4, attempts_by_backend: { staged: 1e9 } } }, 'rollout.attempts_by_backend.staged', 'planned_trials'],
   ['rollout blocks', { ...base, experiment: 'rollout', arms: hostStaged, rollout: { attempts: 4, blocks: 1e12 } }, 'rollout.blocks', 'planned_trials'],
+  ['rollout warmup_blocks', { ...base, experiment: 'rollout', arms: hostStaged, rollout: { attempts: 4, warmup_blocks: 1e12 } }, 'rollout.warmup_blocks', 'planned_trials'],
   ['replay trajectories', { ...base, experiment: 'replay', arms: host, trials: 3, replay: { trajectories: 1e12 } }, 'replay.trajectories', 'planned_trials'],
   ['replay repetitions', { ...base, experiment: 'replay', arms: host, trials: 3, replay: { repetitions: 1e9 } }, 'replay.repetitions', 'planned_trials'],
   ['lazy rounds', { ...base, experiment: 'lazy-image', arms: [{ backend: 'staged', variant: 'lazy' }], lazy: { rounds: 1e12 } }, 'lazy.rounds', 'planned_trials'],
