@@ -66,6 +66,9 @@ export function parseResolvedSpec(json: unknown, file = 'resolved-spec.json'): R
 /** plan.json: the schedule (readers need trial ids, blocks, positions, warmup flags and arms). */
 export const PlanSchema = z
   .object({
+    /** Formal and warm-up block counts as the kind planned them (a kind may repeat with a field of its own). */
+    blocks: z.number().int().nonnegative().optional(),
+    warmup_blocks: z.number().int().nonnegative().optional(),
     trials: z.array(
       z
         .object({

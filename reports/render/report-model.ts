@@ -188,13 +188,24 @@ function diagnosticsTable(analyzed: AnalyzedBundle): Table | null {
   };
 }
 
+/**
+ * Block counts as planned: plan.json's, because a kind that repeats with a field of its own
+ * (`rollout.blocks`, `rollout.warmup_blocks`, `density.batches`) leaves the generic `trials` and
+ * `warmups` at their neutral values; the spec's for bundles whose plan predates the counts.
+ */
+function plannedBlocks(analyzed: AnalyzedBundle): { formal: number | null; warmups: number | null } {
+  const spec = analyzed.resolved.spec;
+  return { formal: analyzed.plan?.blocks ?? spec.trials ?? null, warmups: analyzed.plan?.warmup_blocks ?? spec.warmups ?? null };
+}
+
 function controlRows(analyzed: AnalyzedBundle): [string, string][] {
   const spec = analyzed.resolved.spec;
   const rows: [string, string][] = [];
   for (const [key, value] of Object.entries(spec.controls ?? {}).sort(([a], [b]) => a.localeCompare(b))) rows.push([`controls.${key}`, JSON.stringify(value)]);
   if (!spec.controls || Object.keys(spec.controls).length === 0) rows.push(['controls', 'none declared']);
-  rows.push(['warmups per arm (excluded from statistics)', String(spec.warmups ?? '—')]);
-  rows.push(['formal blocks (every arm once per block, shuffled)', String(spec.trials ?? '—')]);
+  const blocks = plannedBlocks(analyzed);
+  rows.push(['warm-up blocks (excluded from statistics)', String(blocks.warmups ?? '—')]);
+  rows.push(['formal blocks (every arm once per block, shuffled)', String(blocks.formal ?? '—')]);
   rows.push(['schedule seed', String(spec.seed ?? '—')]);
   rows.push(['trial timeout (ms)', String(spec.timeout ?? '—')]);
   if (spec.image) rows.push(['task image inputs', JSON.stringify(spec.image)]);
@@ -236,8 +247,8 @@ export function buildReportModel(analyzed: AnalyzedBundle): ReportModel {
     arms: recorded.map((t) => t.arm),
     metrics: analysis.metrics,
     primaryMetrics: analysis.primaryMetrics,
-    blocks: spec.trials ?? null,
-    warmups: spec.warmups ?? null,
+    blocks: plannedBlocks(analyzed).formal,
+    warmups: plannedBlocks(analyzed).warmups,
     // Arms skipped at preflight have no trials: they are in the warnings, not in the table.
     headline: analysis.summaries.filter((s) => s.skipped === null && s.data.planned > 0).map((s) => headlineRow(s, analysis.context, analysis.primaryMetrics)),
     comparisons,

@@ -91,6 +91,9 @@ describe('report.html and report.md', () => {
     // Cells are arms of their own, labelled as in summary.csv (never pooled across N).
     expect(md).toMatch(/\| staged:useful-n2 \| wall_ms \| ms \| 2 \/ 2 \| 0 \|/);
     expect(md).toMatch(/\| staged \| useful \| 2 \| 2 \| 2 \| 0 \| 0 \| 4 \| 4 \|/);
+    // Blocks as planned (density repeats with density.batches: 2), not the spec's generic trials (5).
+    expect(md).toContain(' · 2 blocks, 0 warmup blocks · ');
+    expect(md).toContain('| formal blocks (every arm once per block, shuffled) | 2 |');
   });
 
   it('rewrites vega ids per plot so inlined SVGs never collide', () => {
