@@ -8,7 +8,7 @@
  */
 import { armLabel, type ArmRef } from '../../harness/journal/trial-record.ts';
 import { PLAN_SCHEMA_VERSION, specArms, type Plan, type PlannedTrial } from '../../harness/plan/plan.ts';
-import { createPrng, seedFromString, shuffled } from '../../harness/plan/prng.ts';
+import { createPrng, seedFromString, shuffled, type Prng } from '../../harness/plan/prng.ts';
 import type { Spec } from '../../harness/spec/schema.ts';
 import { parseRolloutArm } from './rollout-arms.ts';
 import { arrivalLabel, arrivalOf, capLabel, capOf } from '../../harness/schedule/index.ts';
@@ -77,7 +77,7 @@ export function cellRunKey(planned: PlannedTrial): string {
  * Warm-up blocks draw their order and seeds from a generator of their own, so the formal blocks of
  * a spec are the same trials (ids, seeds, order) with or without warm-up blocks.
  */
-function addBlocks(trials: PlannedTrial[], cells: readonly RolloutCell[], count: number, warmup: boolean, prng: ReturnType<typeof createPrng>, options: RolloutSpec): void {
+function addBlocks(trials: PlannedTrial[], cells: readonly RolloutCell[], count: number, warmup: boolean, prng: Prng, options: RolloutSpec): void {
   for (let block = 0; block < count; block++) {
     for (const cell of shuffled(cells, prng)) {
       const label = cellLabel(cell);
