@@ -37,7 +37,8 @@
  *     agents, the workspace copies, diffs' find and removals: the rollouts' own work) and the model service (the
  *     capacity under test); empty on records from before the launcher was counted. A process's first
  *     rollout cell also pays V8's compilation of the per-attempt path (records: cell_process_index 0):
- *     the evidence row of such a summary says so, since the plan's order decides which arm pays it
+ *     the evidence row of such a summary says so, since the plan's order decides which arm pays it,
+ *     and names rollout.warmup_blocks, which runs every cell once before the measured ones
  *   harness_cpu_machine_fraction — that CPU ÷ (cell wall × the machine's CPUs): the share of the whole
  *     machine the harness took (a reader sees whether the harness could have been the bottleneck);
  *     empty on records from before cell_machine_cpus was recorded
@@ -198,7 +199,7 @@ export interface CellSummary {
 function coldCellNote(coldCells: number | null): string {
   if (!coldCells) return '';
   const which = coldCells === 1 ? "the process's first rollout cell, which carries" : `${coldCells} first rollout cells of their processes, which carry`;
-  return `; harness CPU includes ${which} V8's warm-up of the rollout path`;
+  return `; harness CPU includes ${which} V8's warm-up of the rollout path (rollout.warmup_blocks: 1 runs every cell once first, unmeasured)`;
 }
 
 function counts(list: readonly string[]): string {

@@ -67,7 +67,7 @@ describe('rollout --concurrency', () => {
     // The process's first rollout cell carries V8's warm-up: its harness figure says so; a later cell's does not.
     const harnessEvidence = (bundle: string) => parseCsv('evidence.csv', readFileSync(join(bundle, 'evidence.csv'), 'utf8')).rows.find((r) => r.metric === 'harness_cpu_ms_per_rollout')!;
     expect(result.records[0]!.metrics.cell_process_index).toBe(0);
-    expect(harnessEvidence(out).limitations).toMatch(/the process's first rollout cell, which carries V8's warm-up/);
+    expect(harnessEvidence(out).limitations).toMatch(/the process's first rollout cell, which carries V8's warm-up.*rollout\.warmup_blocks: 1 runs every cell once first/);
     const again = await runSpec({ specPath, overrides: { concurrency: [2] }, out: join(dir, 'bundle-again'), requireAll: true, log: () => undefined, wiring: await runWiring() });
     expect(again.records[0]!.metrics.cell_process_index).toBe(1);
     expect(harnessEvidence(join(dir, 'bundle-again')).limitations).not.toMatch(/warm-up/);
