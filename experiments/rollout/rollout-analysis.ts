@@ -202,6 +202,15 @@ function coldCellNote(coldCells: number | null): string {
   return `; harness CPU includes ${which} V8's warm-up of the rollout path (rollout.warmup_blocks: 1 runs every cell once first, unmeasured)`;
 }
 
+/**
+ * "; N warm-up block(s) (excluded)" for the evidence condition of a run that had warm-up blocks;
+ * empty otherwise, so bundles from before the field analyse as they did.
+ */
+export function warmupCondition(spec: AnalysisInput['resolved']['spec']): string {
+  const blocks = (spec as unknown as { rollout?: { warmup_blocks?: number } }).rollout?.warmup_blocks;
+  return blocks ? `; ${blocks} warm-up block${blocks === 1 ? '' : 's'} (excluded)` : '';
+}
+
 function counts(list: readonly string[]): string {
   const tally = new Map<string, number>();
   for (const value of list) tally.set(value, (tally.get(value) ?? 0) + 1);
@@ -462,10 +471,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     });
   }
 
-  const section = (spec as unknown as { rollout?: { budget_cpus?: string; warmup_blocks?: number } }).rollout;
-  // Named only when a run had warm-up blocks, so bundles from before the field analyse as they did.
-  const warmupBlocks = section?.warmup_blocks ? `; ${section.warmup_blocks} warm-up block${section.warmup_blocks === 1 ? '' : 's'} (excluded)` : '';
-  const condition = `${conditionOf(spec)}; budget ${String(section?.budget_cpus ?? '0-1')}${warmupBlocks}`;
+  const condition = `${conditionOf(spec)}; budget ${String((spec as unknown as { rollout?: { budget_cpus?: string } }).rollout?.budget_cpus ?? '0-1')}${warmupCondition(spec)}`;
   const evidence: EvidenceRow[] = [];
   for (const s of summaries) {
     const base = { scenario: SCENARIO, source: EVIDENCE_SOURCE, cohort: runId, variant: s.cell, condition: `${condition}; C ${s.concurrency}; slots ${s.slots}; base ${s.baseMs} ms` };

@@ -40,6 +40,7 @@
  *   best_cap, ratio_best_to_this, ratio_ci95_low, ratio_ci95_high, conclusion, method
  */
 import { conditionOf, EVIDENCE_SOURCE, type EvidenceRow } from '../../harness/analyze/evidence.ts';
+import { warmupCondition } from './rollout-analysis.ts';
 import type { AnalysisInput, KindAnalysis, KindChart, KindExtension, KindExtensionOutput } from '../../harness/analyze/kind-analysis.ts';
 import type { Table } from '../../harness/analyze/table.ts';
 import { toCsv, type Cell } from '../../harness/bundle/csv.ts';
@@ -313,7 +314,7 @@ function evidenceRows(cells: readonly ArrivalCell[], comparisons: readonly CapCo
   const runId = input.resolved.run_id;
   const rows: EvidenceRow[] = [];
   for (const c of cells) {
-    const base = { scenario: SCENARIO, topic: TOPIC, source: EVIDENCE_SOURCE, cohort: runId, variant: c.cell, condition: `${conditionOf(spec)}; arrival ${c.arrival}; admission cap ${c.cap}; C ${c.concurrency}; slots ${c.slots}; base ${c.baseMs} ms` };
+    const base = { scenario: SCENARIO, topic: TOPIC, source: EVIDENCE_SOURCE, cohort: runId, variant: c.cell, condition: `${conditionOf(spec)}${warmupCondition(spec)}; arrival ${c.arrival}; admission cap ${c.cap}; C ${c.concurrency}; slots ${c.slots}; base ${c.baseMs} ms` };
     const limitations = `${c.valid} valid of ${c.attempts} scheduled over ${c.runs} cell run(s)${c.failures ? ` (${c.failures})` : ''}; load 1m ${fmt(c.load[0], 2)}→${fmt(c.load[1], 2)}`;
     const add = (metric: string, statistic: string, n: number, value: number | null | undefined, unit: string, note = '') => {
       if (value !== null && value !== undefined) rows.push({ ...base, metric, statistic, n, value, unit, limitations: note ? `${limitations}; ${note}` : limitations });
@@ -334,7 +335,7 @@ function evidenceRows(cells: readonly ArrivalCell[], comparisons: readonly CapCo
     add('admission_wait_ms', 'P99', c.attempts, c.admissionWaitP99, 'ms');
   }
   for (const k of comparisons.filter((k) => k.ratio !== null)) {
-    const base = { scenario: SCENARIO, topic: TOPIC, source: EVIDENCE_SOURCE, cohort: runId, variant: `${k.group}: cap ${k.bestCap} vs cap ${k.cell.cap}`, metric: 'valid_samples_per_s_ratio', unit: 'ratio', condition: conditionOf(spec), limitations: `${k.conclusion}; ${RATIO_METHOD}` };
+    const base = { scenario: SCENARIO, topic: TOPIC, source: EVIDENCE_SOURCE, cohort: runId, variant: `${k.group}: cap ${k.bestCap} vs cap ${k.cell.cap}`, metric: 'valid_samples_per_s_ratio', unit: 'ratio', condition: `${conditionOf(spec)}${warmupCondition(spec)}`, limitations: `${k.conclusion}; ${RATIO_METHOD}` };
     rows.push({ ...base, statistic: 'ratio_best_to_this', n: k.cell.valid, value: k.ratio });
     if (k.ci) rows.push({ ...base, statistic: 'ci95_low', n: k.cell.valid, value: k.ci.low }, { ...base, statistic: 'ci95_high', n: k.cell.valid, value: k.ci.high });
   }

@@ -237,6 +237,7 @@ export function buildReportModel(analyzed: AnalyzedBundle): ReportModel {
   const warnings = [...analysis.warnings];
   if (!analyzed.environment) warnings.push('environment.json is absent: host facts and backend versions are unknown.');
   const recorded = analysis.trials.filter((t) => t.planned > 0);
+  const blocks = plannedBlocks(analyzed);
   return {
     title: `sandbench report: ${spec.name}`,
     runId: analysis.runId,
@@ -247,8 +248,8 @@ export function buildReportModel(analyzed: AnalyzedBundle): ReportModel {
     arms: recorded.map((t) => t.arm),
     metrics: analysis.metrics,
     primaryMetrics: analysis.primaryMetrics,
-    blocks: plannedBlocks(analyzed).formal,
-    warmups: plannedBlocks(analyzed).warmups,
+    blocks: blocks.formal,
+    warmups: blocks.warmups,
     // Arms skipped at preflight have no trials: they are in the warnings, not in the table.
     headline: analysis.summaries.filter((s) => s.skipped === null && s.data.planned > 0).map((s) => headlineRow(s, analysis.context, analysis.primaryMetrics)),
     comparisons,

@@ -142,6 +142,10 @@ describe('arrival figures', () => {
     expect(out.files.get(ROLLOUT_ARRIVAL_FILE)!.split('\n')[0]).toMatch(/^cell,arm,backend,concurrency,.*start_failure_rate,.*start_p99_ms,/);
     expect(out.charts![0]!.points.map((p) => p.x)).toEqual([8, 64]);
     expect(out.evidence.some((e) => e.metric === 'start_failure_rate' && e.statistic === 'ci95_high')).toBe(true);
+    expect(out.evidence.every((e) => !e.condition.includes('warm-up'))).toBe(true);
+    // A run with warm-up blocks says so in its arrival evidence too, as in the kind's other rows.
+    const warmed = arrivalExtension({ ...input, resolved: { run_id: 'r', spec: parseSpec(doc({ warmup_blocks: 1 })) } } as unknown as AnalysisInput)!;
+    expect(warmed.evidence.every((e) => e.condition.includes('; 1 warm-up block (excluded)'))).toBe(true);
     const old = records.map((r) => ({ ...r, metrics: { cell_wall_ms: 1 } }));
     expect(arrivalExtension({ ...input, records: old })).toBeNull();
     const analysis = withArrivalFigures(rolloutKindAnalysis);
