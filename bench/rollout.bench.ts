@@ -6,7 +6,7 @@
  * harness_cpu_ms_per_rollout) is, over each cell's closed loop ÷ its attempts: the harness process
  * (process.cpuUsage: main thread, libuv pool, GC, loader threads) + the native launcher
  * co-process's own utime + stime (/proc/<pid>/stat; printed apart as "launcher"). Not in it: the
- * commands the launcher runs for a rollout (agent, sandbox, `cp -a` / `find` / `rm -rf` of its workspaces,
+ * commands the launcher runs for a rollout (agent, sandbox, `cp -a` / `rm -rf` of its workspaces,
  * the scoring run), the model service (the capacity under test), and the run loop's work outside a
  * cell (start-up, the per-trial journal lines after the cell, analysis and report), printed
  * separately as the whole run's CPU per rollout for context. The PSS and budget-memory samplers

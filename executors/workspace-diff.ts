@@ -3,9 +3,11 @@
  * original is byte-identical after a staged trial), and diffing a written copy against its baseline.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { helperPath, runHelper } from './launch/helper-command.ts';
+import { diffSinceCopy } from './copy-diff.ts';
+import { fileDigest, sha256 } from './file-digests.ts';
+import { runHelper } from './launch/helper-command.ts';
 
 export interface TreeEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
@@ -15,38 +17,9 @@ export interface TreeEntry {
 }
 
 /**
- * File digests of baselines, reused while the file's inode, size, mtime and ctime are unchanged (as
- * git's index does): a baseline is diffed against every trial's copy, and re-reading and re-hashing
- * it each time was harness CPU per trial. ctime cannot be set from user space and moves on every
- * write, so a changed file always misses. A file whose ctime is within RACY_MS of the moment it was
- * hashed is never remembered (a write in the same clock tick would keep its stamps: git's "racily
- * clean" case). treeDigest — the proof that a baseline is untouched — never uses this.
- */
-const digestCache = new Map<string, { key: string; digest: string }>();
-const RACY_MS = 2000;
-const DIGEST_CACHE_MAX = 200_000;
-
-function statKey(stat: Stats): string {
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-
-function fileDigest(path: string, stat: Stats, cache: boolean): string {
-  if (!cache) return sha256(readFileSync(path));
-  const key = statKey(stat);
-  const known = digestCache.get(path);
-  if (known?.key === key) return known.digest;
-  const digest = sha256(readFileSync(path));
-  if (Date.now() - stat.ctimeMs > RACY_MS) {
-    if (digestCache.size >= DIGEST_CACHE_MAX) digestCache.clear();
-    digestCache.set(path, { key, digest });
-  }
-  return digest;
-}
-
-/**
  * Inventory of a tree: relative path → entry. Ownership and mtimes are ignored (bytes and modes
  * matter). `reuseDigests` (for a baseline, never for a trial's copy): take unchanged files' digests
- * from the cache above.
+ * from file-digests.ts's cache.
  */
 export function inventory(root: string, reuseDigests = false): Map<string, TreeEntry> {
   const entries = new Map<string, TreeEntry>();
@@ -72,10 +45,6 @@ export function inventory(root: string, reuseDigests = false): Map<string, TreeE
   return entries;
 }
 
-function sha256(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 /** One digest for a whole tree: equal digests ⇔ same paths, types, modes and bytes. */
 export function treeDigest(root: string): string {
   const hash = createHash('sha256');
@@ -97,22 +66,19 @@ export function diffInventories(baseline: Map<string, TreeEntry>, candidate: Map
 }
 
 /**
- * What changed in `candidate` (a copyWorkspace copy of `baseline`). With the run's launcher and a
- * copy made by this process, the walk of both trees is one `find` through the launcher (its CPU is
- * the trial's collect, like the copy's) and only entries changed since the copy are read and hashed
- * here; otherwise both trees are walked and hashed in-process. Same result either way (tested).
+ * What changed in `candidate` (a copyWorkspace copy of `baseline`). For a copy this process made,
+ * only the copy is walked and only what moved since its mark is compared with the baseline
+ * (copy-diff.ts); otherwise both trees are walked and every file hashed. Same result either way
+ * (tested).
  */
 export async function diffWorkspaces(baseline: string, candidate: string): Promise<string[]> {
   return (await diffWorkspacesVia(baseline, candidate)).changed;
 }
 
-/** diffWorkspaces, saying which way it went (`find`: the launcher's find + changed entries only; `walk`: in-process). */
-export async function diffWorkspacesVia(baseline: string, candidate: string): Promise<{ changed: string[]; via: 'find' | 'walk' }> {
+/** diffWorkspaces, saying which way it went (`marked`: the copy's entries changed since its mark; `walk`: both trees, every file hashed). */
+export async function diffWorkspacesVia(baseline: string, candidate: string): Promise<{ changed: string[]; via: 'marked' | 'walk' }> {
   const mark = takeCopyMark(candidate);
-  if (mark && helperPath() === 'launcher') {
-    const fast = await diffSinceCopy(baseline, candidate, mark).catch(() => null);
-    if (fast) return { changed: fast, via: 'find' };
-  }
+  if (mark) return { changed: diffSinceCopy(baseline, candidate, mark.ctimeNs), via: 'marked' };
   return { changed: diffInventories(inventory(baseline, true), inventory(candidate)), via: 'walk' };
 }
 
@@ -147,68 +113,6 @@ function takeCopyMark(candidate: string): CopyMark | null {
   // Date.now() has 1 ms resolution: allow that much jitter before calling it a step back.
   if (mark && realMinusMonotonicNs() < mark.offsetNs - 5_000_000n) return null;
   return mark;
-}
-
-/**
- * find -printf fields, NUL-separated (NUL cannot occur in a name or a link target). No start-point
- * field (%H): find lists each start point itself first, as the one record whose %P is empty, so
- * those records divide the two trees. Repeating the start path in every record made it half of all
- * the launcher's event bytes in a rollout.
- */
-const FIND_FORMAT = '%y\\0%m\\0%D:%i:%s:%T@\\0%C@\\0%l\\0%P\\0';
-const FIND_FIELDS = 6;
-const typeOf = (letter: string): TreeEntry['type'] => (letter === 'f' ? 'file' : letter === 'd' ? 'dir' : letter === 'l' ? 'symlink' : 'other');
-/** "1764547200.1234567890" → ns, exactly. */
-function secondsToNs(text: string): bigint {
-  const [sec, frac = ''] = text.split('.');
-  return BigInt(sec!) * 1_000_000_000n + BigInt(frac.padEnd(9, '0').slice(0, 9));
-}
-/** Baseline file digests by find's stat key (dev:ino:size:mtime:ctime), as the lstat-keyed cache above. */
-const foundDigests = new Map<string, { key: string; digest: string }>();
-
-async function diffSinceCopy(baseline: string, candidate: string, mark: CopyMark): Promise<string[]> {
-  const { stdout } = await runHelper(['find', baseline, candidate, '-printf', FIND_FORMAT]);
-  const fields = stdout.split('\0');
-  const base = new Map<string, TreeEntry & { ctimeNs: bigint }>();
-  const cand = new Map<string, TreeEntry>();
-  const racyBeforeNs = BigInt(Date.now() - RACY_MS) * 1_000_000n;
-  let startPoints = 0;
-  for (let i = 0; i + FIND_FIELDS <= fields.length; i += FIND_FIELDS) {
-    const [letter, modeText, fileKey, ctimeText, link, rel] = fields.slice(i, i + FIND_FIELDS) as [string, string, string, string, string, string];
-    if (rel === '') {
-      startPoints += 1;
-      continue;
-    }
-    const type = typeOf(letter);
-    const mode = parseInt(modeText, 8);
-    const ctimeNs = secondsToNs(ctimeText);
-    if (startPoints === 1) {
-      let digest = '';
-      if (type === 'symlink') digest = sha256(link);
-      else if (type === 'file') {
-        const path = join(baseline, rel);
-        const key = `${fileKey}:${ctimeText}`;
-        const known = foundDigests.get(path);
-        if (known?.key === key) digest = known.digest;
-        else {
-          digest = sha256(readFileSync(path));
-          if (ctimeNs < racyBeforeNs) {
-            if (foundDigests.size >= DIGEST_CACHE_MAX) foundDigests.clear();
-            foundDigests.set(path, { key, digest });
-          }
-        }
-      }
-      base.set(rel, { type, mode, digest, ctimeNs });
-    } else if (startPoints === 2) {
-      const before = base.get(rel);
-      // find lists the baseline's records first (start points in order), so `before` is known here.
-      const untouched = before !== undefined && before.type === type && ctimeNs < mark.ctimeNs && before.ctimeNs < mark.ctimeNs;
-      const digest = type === 'symlink' ? sha256(link) : type !== 'file' ? '' : untouched ? before.digest : sha256(readFileSync(join(candidate, rel)));
-      cand.set(rel, { type, mode, digest });
-    } else throw new Error(`find printed a record before its first start point, or a third start point (${startPoints})`);
-  }
-  if (startPoints !== 2) throw new Error(`find listed ${startPoints} start points of 2`);
-  return diffInventories(base, cand);
 }
 
 /**

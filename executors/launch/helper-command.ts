@@ -121,11 +121,6 @@ export async function runCommand(argv: readonly string[], options: CommandOption
   return { ...result, stdout: result.stdout.replace(/\r?\n$/, ''), stderr: result.stderr.replace(/\r?\n$/, '') };
 }
 
-/** Which path runHelper takes right now (a caller may pick a cheaper plan when it is the launcher). */
-export function helperPath(): 'launcher' | 'node' {
-  return liveLauncher() ? 'launcher' : 'node';
-}
-
 /** Run `argv` to completion; rejects (naming the command, its exit and stderr) unless it exits 0. */
 export async function runHelper(argv: readonly string[], options: HelperOptions = {}): Promise<HelperResult> {
   if (argv.length === 0) throw new Error('runHelper: empty argv');

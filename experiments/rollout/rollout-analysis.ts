@@ -34,7 +34,7 @@
  *     own process (process.cpuUsage, every thread: executors' bookkeeping, the spawn requests, the
  *     diffs) plus the native launcher co-process's own utime + stime; harness_cpu_helpers_ms_per_rollout
  *     is the launcher's share. Not included: the commands the launcher runs (the sandboxes, the
- *     agents, the workspace copies, diffs' find and removals: the rollouts' own work) and the model service (the
+ *     agents, the workspace copies and removals: the rollouts' own work) and the model service (the
  *     capacity under test); empty on records from before the launcher was counted. A process's first
  *     rollout cell also pays V8's compilation of the per-attempt path (records: cell_process_index 0):
  *     the evidence row of such a summary says so, since the plan's order decides which arm pays it,

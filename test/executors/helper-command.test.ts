@@ -109,7 +109,7 @@ describe('helper commands', () => {
   });
 });
 
-describe('diff after a copy (find through the launcher, only changed entries hashed)', () => {
+describe('diff after a copy (the copy walked, only entries moved since its mark compared)', () => {
   it('reports exactly what the full in-process walk reports, for every kind of change', async () => {
     await timingSession();
     const base = join(dir, 'find-base');
@@ -118,13 +118,19 @@ describe('diff after a copy (find through the launcher, only changed entries has
     writeFileSync(join(base, 'gone-dir', 'sub', 'f'), 'f\n');
     writeFileSync(join(base, 'same-size.txt'), 'aaaa\n');
     writeFileSync(join(base, 'becomes-dir'), 'x\n');
+    mkdirSync(join(base, 'becomes-file', 'inner'), { recursive: true });
+    writeFileSync(join(base, 'becomes-file', 'inner', 'g'), 'g\n');
+    mkdirSync(join(base, 'keep-dir', 'nested'), { recursive: true });
+    writeFileSync(join(base, 'keep-dir', 'nested', 'drop.txt'), 'd\n');
+    writeFileSync(join(base, 'keep-dir', 'nested', 'stay.txt'), 's\n');
+    writeFileSync(join(base, 'keep-dir', 'resized.txt'), 'short\n');
     symlinkSync('run.sh', join(base, 'retarget'));
     const copy = join(dir, 'find-copy');
     await copyWorkspace(base, copy);
     expect(await diffWorkspacesVia(base, join(dir, 'not-a-copy')).catch(() => null)).toBeNull(); // no mark, no such tree: the walk throws
     // Unchanged copy: nothing, by the fast path.
     await copyWorkspace(base, join(dir, 'find-clean'));
-    expect(await diffWorkspacesVia(base, join(dir, 'find-clean'))).toEqual({ changed: [], via: 'find' });
+    expect(await diffWorkspacesVia(base, join(dir, 'find-clean'))).toEqual({ changed: [], via: 'marked' });
     // Every kind of change, including a same-size rewrite whose mtime is put back (only ctime shows it).
     const sameSize = join(copy, 'same-size.txt');
     const stamp = statSync(sameSize);
@@ -140,12 +146,20 @@ describe('diff after a copy (find through the launcher, only changed entries has
     rmSync(join(copy, 'retarget'));
     symlinkSync('src/a.py', join(copy, 'retarget'));
     writeFileSync(join(copy, 'renamed-over.tmp'), 'print(1)\n');
+    // Deeper: a directory turned into a file, a deletion two levels down, a resize, a directory's mode.
+    rmSync(join(copy, 'becomes-file'), { recursive: true });
+    writeFileSync(join(copy, 'becomes-file'), 'now a file\n');
+    rmSync(join(copy, 'keep-dir', 'nested', 'drop.txt'));
+    writeFileSync(join(copy, 'keep-dir', 'resized.txt'), 'much longer now\n');
+    chmodSync(join(copy, 'keep-dir'), 0o700);
     // (A file replaced by a directory is not listed by the walk either: both ways agree, as checked below.)
     const walked = diffInventories(inventory(base), inventory(copy));
     const fast = await diffWorkspacesVia(base, copy);
-    expect(fast.via).toBe('find');
+    expect(fast.via).toBe('marked');
     expect(fast.changed).toEqual(walked);
     expect(walked).toEqual(expect.arrayContaining(['same-size.txt', 'src/a.py', 'src/deep/b.txt', 'new-dir', 'new-dir/inner/n.txt', 'gone-dir (deleted)', 'gone-dir/sub/f (deleted)', 'retarget', 'renamed-over.tmp']));
+    expect(walked).toEqual(expect.arrayContaining(['becomes-file', 'becomes-file/inner (deleted)', 'becomes-file/inner/g (deleted)', 'keep-dir/nested/drop.txt (deleted)', 'keep-dir/resized.txt']));
+    expect(walked).not.toContain('keep-dir/nested/stay.txt');
     // The mark is used once: a second diff walks (and agrees).
     expect(await diffWorkspacesVia(base, copy)).toEqual({ changed: walked, via: 'walk' });
   });
