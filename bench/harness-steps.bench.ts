@@ -14,9 +14,9 @@
  * SANDBENCH_SCALE_RECORDINGS=<file>; without one it records first).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CgroupBudget } from '../harness/controls/cgroup-budget.ts';
 import { AttemptCgroup } from '../harness/controls/attempt-cgroup.ts';
@@ -29,7 +29,7 @@ import { SCRATCH_BATCH, ScratchReaper } from '../experiments/rollout/scratch-rea
 import { readTrajectory, trajectorySource } from '../experiments/rollout/native-trajectory.ts';
 import { treePssKiB } from '../experiments/rollout/tree-pss.ts';
 import type { RolloutArm } from '../experiments/rollout/rollout-arms.ts';
-import { removeTree } from '../executors/workspace-diff.ts';
+import { copyWorkspace, diffWorkspaces, removeTree } from '../executors/workspace-diff.ts';
 import { runHelper } from '../executors/launch/helper-command.ts';
 import { timingSession } from '../executors/launch/timing-session.ts';
 import { meterHelperCpu } from '../executors/launch/helper-cpu.ts';
@@ -68,6 +68,15 @@ async function scratchSteps(label: string, root: string, recordings: Recordings)
     await timeStep(`${label}: trial dirs (agent, scoring, scoring-workspace)`, (i) => ['agent', 'scoring', 'scoring-workspace'].forEach((name) => mkdirSync(join(dir(i), name), { recursive: true }))),
     await timeStep(`${label}: extractCandidate`, () => extractCandidate(collected)),
   ];
+  // The host and container backends' staging and collect: the baseline copied, the recorded
+  // candidate written over it (untimed, as the agent's work), and the copy-side diff.
+  const workspace = (i: number) => join(dir(i), 'agent', 'workspace');
+  figures.push(await timeStep(`${label}: copyWorkspace (cp -a via launcher + ctime window)`, (i) => copyWorkspace(task.repoDir, workspace(i))));
+  for (let i = 0; i < N + WARMUP; i++) writeCandidate(workspace(i), recorded.files);
+  figures.push(await timeStep(`${label}: diffWorkspaces (the copy walked; changed entries compared)`, async (i) => {
+    const changed = await diffWorkspaces(task.repoDir, workspace(i));
+    if (changed.length !== recorded.changed.length) throw new Error(`harness-steps: the diff found ${changed.length} changed paths, the recording ${recorded.changed.length}`);
+  }));
   const candidate = await extractCandidate(collected);
   figures.push(await timeStep(`${label}: stageScoringWorkspace (cp -a via launcher + candidate + runner)`, (i) => task.evaluator.stageScoringWorkspace(join(dir(i), 'scoring-workspace'), candidate)));
   figures.push(await timeStep(`${label}: removeTree (rm -rf via launcher)`, (i) => removeTree(dir(i))));
@@ -80,6 +89,13 @@ async function scratchSteps(label: string, root: string, recordings: Recordings)
     if (i === N - 1 && (await reaper.close()).length > 0) throw new Error('harness-steps: the reaper left scratch behind');
   }));
   return figures;
+}
+
+function writeCandidate(workspace: string, files: Record<string, string>): void {
+  for (const [path, base64] of Object.entries(files)) {
+    mkdirSync(dirname(join(workspace, path)), { recursive: true });
+    writeFileSync(join(workspace, path), Buffer.from(base64, 'base64'));
+  }
 }
 
 async function pipelineSteps(recordings: Recordings, bundle: string): Promise<StepFigure[]> {

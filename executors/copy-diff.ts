@@ -3,13 +3,15 @@
  * since `cp -a` made the copy, found by walking the copy alone and reading the baseline only where
  * the copy moved.
  *
- * The rule: every change to a copied entry (write, truncate, chmod, rename over it, utimes to put an
- * mtime back, replacing it) gives the copy's entry a ctime at or after the copy's mark, and ctime
- * cannot be set from user space. An entry whose ctime is before the mark is what cp copied; a
- * directory whose ctime is before the mark still lists what cp copied into it (adding, removing or
- * renaming an entry moves its parent's ctime). So only entries at or after the mark are compared
- * with the baseline, and only directories at or after the mark have their listings compared. The
- * copy's root always is: its ctime is the mark itself.
+ * The rule: cp gave every entry it made a ctime inside the copy's window (from just before cp
+ * started to just after it returned: workspace-diff.ts stamps both ends). Every change to a copied
+ * entry (write, truncate, chmod, rename over it, utimes to put an mtime back, replacing it) gives it
+ * a ctime at or after the window's end, and ctime cannot be set from user space; an entry moved in
+ * from elsewhere keeps a ctime from before the window. An entry whose ctime is inside the window is
+ * what cp copied; a directory whose ctime is inside it still lists what cp copied into it (adding,
+ * removing or renaming an entry moves its parent's ctime). So only entries outside the window are
+ * compared with the baseline, and only directories outside it have their listings compared. The
+ * copy's root always is: its ctime is the window's end.
  *
  * The result equals a full walk of both trees compared entry by entry (diffInventories), as long as
  * the baseline is not written during the trial: an unchanged entry of the copy is compared with the
@@ -25,14 +27,27 @@ import { fileDigest, sha256 } from './file-digests.ts';
 
 type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
+/** The ctimes cp's entries have: from startNs (inclusive) to endNs (exclusive). */
+export interface CopyWindow {
+  startNs: bigint;
+  endNs: bigint;
+}
+
 function typeOf(stat: Stats | BigIntStats): EntryType {
   if (stat.isDirectory()) return 'dir';
   if (stat.isSymbolicLink()) return 'symlink';
   return stat.isFile() ? 'file' : 'other';
 }
 
+/** The baseline's entry at `path`, or null when it has none (ENOTDIR: a parent of it is a file there). */
 function lstatOrNull(path: string): Stats | null {
-  return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
 }
 
 /**
@@ -40,7 +55,7 @@ function lstatOrNull(path: string): Stats | null {
  * its path (a directory only when the baseline has nothing there), an entry gone from the copy as
  * "<path> (deleted)".
  */
-export function diffSinceCopy(baseline: string, copy: string, markCtimeNs: bigint): string[] {
+export function diffSinceCopy(baseline: string, copy: string, window: CopyWindow): string[] {
   const changed: string[] = [];
   const deletedBelow = (rel: string) => {
     for (const name of readdirSync(`${baseline}/${rel}`)) {
@@ -66,7 +81,7 @@ export function diffSinceCopy(baseline: string, copy: string, markCtimeNs: bigin
     for (const name of names) {
       const path = rel ? `${rel}/${name}` : name;
       const stat = lstatSync(`${copy}/${path}`, { bigint: true });
-      const moved = stat.ctimeNs >= markCtimeNs;
+      const moved = stat.ctimeNs < window.startNs || stat.ctimeNs >= window.endNs;
       if (moved) compareEntry(path, stat);
       if (stat.isDirectory()) walk(path, moved);
     }

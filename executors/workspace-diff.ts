@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { diffSinceCopy } from './copy-diff.ts';
+import { diffSinceCopy, type CopyWindow } from './copy-diff.ts';
 import { fileDigest, sha256 } from './file-digests.ts';
 import { runHelper } from './launch/helper-command.ts';
 
@@ -78,22 +78,24 @@ export async function diffWorkspaces(baseline: string, candidate: string): Promi
 /** diffWorkspaces, saying which way it went (`marked`: the copy's entries changed since its mark; `walk`: both trees, every file hashed). */
 export async function diffWorkspacesVia(baseline: string, candidate: string): Promise<{ changed: string[]; via: 'marked' | 'walk' }> {
   const mark = takeCopyMark(candidate);
-  if (mark) return { changed: diffSinceCopy(baseline, candidate, mark.ctimeNs), via: 'marked' };
+  if (mark) return { changed: diffSinceCopy(baseline, candidate, mark.window), via: 'marked' };
   return { changed: diffInventories(inventory(baseline, true), inventory(candidate)), via: 'walk' };
 }
 
 /**
- * When copyWorkspace finished, as the kernel stamps files: the ctime the copy's root takes from a
- * chmod to its own mode, right after `cp -a` returned. Every later change to a copied entry (write,
- * truncate, chmod, rename over it, utimes to restore an mtime) moves that entry's ctime to at least
- * this stamp, and ctime cannot be set from user space; an entry whose ctime is still below it is
- * byte-for-byte what cp copied. A realtime clock stepped back since (NTP) voids the rule: then the
- * full walk runs. The chmod changes nothing else, and the diff never compares the root itself. (A
- * marker file made and removed for the stamp cost an inode per rollout: on ext4 without a journal
- * each new inode scans past the ones freed in the last minute, docs/harness-scale.md.)
+ * When copyWorkspace ran, as the kernel stamps files: the ctimes the copy's root takes from a chmod
+ * to its own mode right before `cp -a` starts and right after it returned. Every entry cp made has
+ * a ctime in that window. Every later change to a copied entry (write, truncate, chmod, rename over
+ * it, utimes to restore an mtime) moves its ctime to the window's end or later, and ctime cannot be
+ * set from user space; an entry moved in from elsewhere keeps a ctime from before the window. So an
+ * entry whose ctime is inside the window is byte-for-byte what cp copied. A realtime clock stepped
+ * back since (NTP) voids the rule: then the full walk runs. The chmods change nothing else, and the
+ * diff never compares the root itself. (A marker file made and removed for the stamp cost an inode
+ * per rollout: on ext4 without a journal each new inode scans past the ones freed in the last
+ * minute, docs/harness-scale.md.)
  */
 interface CopyMark {
-  ctimeNs: bigint;
+  window: CopyWindow;
   /** realtime − monotonic at the mark, to see a clock step. */
   offsetNs: bigint;
 }
@@ -101,10 +103,15 @@ const copyMarks = new Map<string, CopyMark>();
 const COPY_MARKS_MAX = 10_000;
 const realMinusMonotonicNs = () => BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
 
-function markCopy(destination: string): void {
-  chmodSync(destination, lstatSync(destination).mode & 0o7777);
+/** The ctime a chmod of `path` to its own mode gives it: the kernel's clock, as it stamps files. */
+function stampCtime(path: string): bigint {
+  chmodSync(path, lstatSync(path).mode & 0o7777);
+  return lstatSync(path, { bigint: true }).ctimeNs;
+}
+
+function markCopy(destination: string, startNs: bigint): void {
   if (copyMarks.size >= COPY_MARKS_MAX) copyMarks.clear();
-  copyMarks.set(destination, { ctimeNs: lstatSync(destination, { bigint: true }).ctimeNs, offsetNs: realMinusMonotonicNs() });
+  copyMarks.set(destination, { window: { startNs, endNs: stampCtime(destination) }, offsetNs: realMinusMonotonicNs() });
 }
 
 function takeCopyMark(candidate: string): CopyMark | null {
@@ -123,8 +130,9 @@ function takeCopyMark(candidate: string): CopyMark | null {
  */
 export async function copyWorkspace(source: string, destination: string): Promise<void> {
   mkdirSync(destination, { recursive: true });
+  const startNs = stampCtime(destination);
   await runHelper(['cp', '-a', '--', `${source}/.`, destination]);
-  markCopy(destination);
+  markCopy(destination, startNs);
 }
 
 /** Copy the named top-level entries of `source` (not the others) into `destination`, as copyWorkspace does. */

@@ -143,6 +143,7 @@ describe('diff after a copy (the copy walked, only entries moved since its mark 
     rmSync(join(copy, 'gone-dir'), { recursive: true });
     rmSync(join(copy, 'becomes-dir'));
     mkdirSync(join(copy, 'becomes-dir'));
+    writeFileSync(join(copy, 'becomes-dir', 'inside.txt'), 'i\n');
     rmSync(join(copy, 'retarget'));
     symlinkSync('src/a.py', join(copy, 'retarget'));
     writeFileSync(join(copy, 'renamed-over.tmp'), 'print(1)\n');
@@ -158,7 +159,7 @@ describe('diff after a copy (the copy walked, only entries moved since its mark 
     expect(fast.via).toBe('marked');
     expect(fast.changed).toEqual(walked);
     expect(walked).toEqual(expect.arrayContaining(['same-size.txt', 'src/a.py', 'src/deep/b.txt', 'new-dir', 'new-dir/inner/n.txt', 'gone-dir (deleted)', 'gone-dir/sub/f (deleted)', 'retarget', 'renamed-over.tmp']));
-    expect(walked).toEqual(expect.arrayContaining(['becomes-file', 'becomes-file/inner (deleted)', 'becomes-file/inner/g (deleted)', 'keep-dir/nested/drop.txt (deleted)', 'keep-dir/resized.txt']));
+    expect(walked).toEqual(expect.arrayContaining(['becomes-dir/inside.txt', 'becomes-file', 'becomes-file/inner (deleted)', 'becomes-file/inner/g (deleted)', 'keep-dir/nested/drop.txt (deleted)', 'keep-dir/resized.txt']));
     expect(walked).not.toContain('keep-dir/nested/stay.txt');
     // The mark is used once: a second diff walks (and agrees).
     expect(await diffWorkspacesVia(base, copy)).toEqual({ changed: walked, via: 'walk' });
