@@ -5,13 +5,13 @@
  *
  * The rule: cp gave every entry it made a ctime inside the copy's window (from just before cp
  * started to just after it returned: workspace-diff.ts stamps both ends). Every change to a copied
- * entry (write, truncate, chmod, rename over it, utimes to put an mtime back, replacing it) gives it
- * a ctime at or after the window's end, and ctime cannot be set from user space; an entry moved in
- * from elsewhere keeps a ctime from before the window. An entry whose ctime is inside the window is
- * what cp copied; a directory whose ctime is inside it still lists what cp copied into it (adding,
- * removing or renaming an entry moves its parent's ctime). So only entries outside the window are
- * compared with the baseline, and only directories outside it have their listings compared. The
- * copy's root always is: its ctime is the window's end.
+ * entry (write, truncate, chmod, rename over it, utimes to put an mtime back, replacing it) gives
+ * it a ctime at or after the window's end, and ctime cannot be set from user space; what a
+ * directory moved in from elsewhere holds keeps ctimes from before the window. An entry whose ctime
+ * is inside the window is what cp copied; a directory whose ctime is inside it still lists what cp
+ * copied into it (adding, removing or renaming an entry moves its parent's ctime). So only entries
+ * outside the window are compared with the baseline, and only directories outside it have their
+ * listings compared. The copy's root always is: its ctime is the window's end.
  *
  * The result equals a full walk of both trees compared entry by entry (diffInventories), as long as
  * the baseline is not written during the trial: an unchanged entry of the copy is compared with the

@@ -67,15 +67,15 @@ export function diffInventories(baseline: Map<string, TreeEntry>, candidate: Map
 
 /**
  * What changed in `candidate` (a copyWorkspace copy of `baseline`). For a copy this process made,
- * only the copy is walked and only what moved since its mark is compared with the baseline
- * (copy-diff.ts); otherwise both trees are walked and every file hashed. Same result either way
- * (tested).
+ * only the copy is walked, and only its entries whose ctime is outside cp's window are compared with
+ * the baseline (copy-diff.ts); otherwise both trees are walked and every file hashed. Same result
+ * either way (tested).
  */
 export async function diffWorkspaces(baseline: string, candidate: string): Promise<string[]> {
   return (await diffWorkspacesVia(baseline, candidate)).changed;
 }
 
-/** diffWorkspaces, saying which way it went (`marked`: the copy's entries changed since its mark; `walk`: both trees, every file hashed). */
+/** diffWorkspaces, saying which way it went (`marked`: the copy walked, entries outside cp's window compared; `walk`: both trees, every file hashed). */
 export async function diffWorkspacesVia(baseline: string, candidate: string): Promise<{ changed: string[]; via: 'marked' | 'walk' }> {
   const mark = takeCopyMark(candidate);
   if (mark) return { changed: diffSinceCopy(baseline, candidate, mark.window), via: 'marked' };
@@ -87,12 +87,12 @@ export async function diffWorkspacesVia(baseline: string, candidate: string): Pr
  * to its own mode right before `cp -a` starts and right after it returned. Every entry cp made has
  * a ctime in that window. Every later change to a copied entry (write, truncate, chmod, rename over
  * it, utimes to restore an mtime) moves its ctime to the window's end or later, and ctime cannot be
- * set from user space; an entry moved in from elsewhere keeps a ctime from before the window. So an
- * entry whose ctime is inside the window is byte-for-byte what cp copied. A realtime clock stepped
- * back since (NTP) voids the rule: then the full walk runs. The chmods change nothing else, and the
- * diff never compares the root itself. (A marker file made and removed for the stamp cost an inode
- * per rollout: on ext4 without a journal each new inode scans past the ones freed in the last
- * minute, docs/harness-scale.md.)
+ * set from user space; what a directory moved in from elsewhere holds keeps ctimes from before the
+ * window. So an entry whose ctime is inside the window is byte-for-byte what cp copied. A realtime
+ * clock stepped back since (NTP) voids the rule: then the full walk runs. The chmods change nothing
+ * else, and the diff never compares the root itself. (A marker file made and removed for the stamp
+ * cost an inode per rollout: on ext4 without a journal each new inode scans past the ones freed in
+ * the last minute, docs/harness-scale.md.)
  */
 interface CopyMark {
   window: CopyWindow;

@@ -109,7 +109,7 @@ describe('helper commands', () => {
   });
 });
 
-describe('diff after a copy (the copy walked, only entries moved since its mark compared)', () => {
+describe('diff after a copy (the copy walked, only entries outside cp\'s ctime window compared)', () => {
   it('reports exactly what the full in-process walk reports, for every kind of change', async () => {
     await timingSession();
     const base = join(dir, 'find-base');
