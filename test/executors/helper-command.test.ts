@@ -112,7 +112,7 @@ describe('helper commands', () => {
 describe('diff after a copy (the copy walked, only entries outside cp\'s ctime window compared)', () => {
   it('reports exactly what the full in-process walk reports, for every kind of change', async () => {
     await timingSession();
-    const base = join(dir, 'find-base');
+    const base = join(dir, 'marked-base');
     makeTree(base);
     mkdirSync(join(base, 'gone-dir', 'sub'), { recursive: true });
     writeFileSync(join(base, 'gone-dir', 'sub', 'f'), 'f\n');
@@ -125,12 +125,12 @@ describe('diff after a copy (the copy walked, only entries outside cp\'s ctime w
     writeFileSync(join(base, 'keep-dir', 'nested', 'stay.txt'), 's\n');
     writeFileSync(join(base, 'keep-dir', 'resized.txt'), 'short\n');
     symlinkSync('run.sh', join(base, 'retarget'));
-    const copy = join(dir, 'find-copy');
+    const copy = join(dir, 'marked-copy');
     await copyWorkspace(base, copy);
     expect(await diffWorkspacesVia(base, join(dir, 'not-a-copy')).catch(() => null)).toBeNull(); // no mark, no such tree: the walk throws
     // Unchanged copy: nothing, by the fast path.
-    await copyWorkspace(base, join(dir, 'find-clean'));
-    expect(await diffWorkspacesVia(base, join(dir, 'find-clean'))).toEqual({ changed: [], via: 'marked' });
+    await copyWorkspace(base, join(dir, 'marked-clean'));
+    expect(await diffWorkspacesVia(base, join(dir, 'marked-clean'))).toEqual({ changed: [], via: 'marked' });
     // Every kind of change, including a same-size rewrite whose mtime is put back (only ctime shows it).
     const sameSize = join(copy, 'same-size.txt');
     const stamp = statSync(sameSize);
