@@ -57,12 +57,13 @@ function lstatOrNull(path: string): Stats | null {
  */
 export function diffSinceCopy(baseline: string, copy: string, window: CopyWindow): string[] {
   const changed: string[] = [];
+  // A baseline entry gone from the copy, and everything below it when it was a directory.
+  const deleted = (path: string) => {
+    changed.push(`${path} (deleted)`);
+    if (lstatSync(`${baseline}/${path}`).isDirectory()) deletedBelow(path);
+  };
   const deletedBelow = (rel: string) => {
-    for (const name of readdirSync(`${baseline}/${rel}`)) {
-      const path = `${rel}/${name}`;
-      changed.push(`${path} (deleted)`);
-      if (lstatSync(`${baseline}/${path}`).isDirectory()) deletedBelow(path);
-    }
+    for (const name of readdirSync(`${baseline}/${rel}`)) deleted(`${rel}/${name}`);
   };
   const walk = (rel: string, listingMoved: boolean) => {
     const names = readdirSync(rel ? `${copy}/${rel}` : copy);
@@ -70,12 +71,7 @@ export function diffSinceCopy(baseline: string, copy: string, window: CopyWindow
       const before = lstatOrNull(rel ? `${baseline}/${rel}` : baseline);
       if (before?.isDirectory()) {
         const present = new Set(names);
-        for (const name of readdirSync(rel ? `${baseline}/${rel}` : baseline)) {
-          if (present.has(name)) continue;
-          const path = rel ? `${rel}/${name}` : name;
-          changed.push(`${path} (deleted)`);
-          if (lstatSync(`${baseline}/${path}`).isDirectory()) deletedBelow(path);
-        }
+        for (const name of readdirSync(rel ? `${baseline}/${rel}` : baseline)) if (!present.has(name)) deleted(rel ? `${rel}/${name}` : name);
       }
     }
     for (const name of names) {

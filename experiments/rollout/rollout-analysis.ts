@@ -202,12 +202,20 @@ function coldCellNote(coldCells: number | null): string {
   return `; harness CPU includes ${which} V8's warm-up of the rollout path (rollout.warmup_blocks: 1 runs every cell once first, unmeasured)`;
 }
 
+/** The fields of the spec's rollout section that analysis reads. */
+type RecordedRollout = { budget_cpus?: string; warmup_blocks?: number } & Parameters<typeof summarizeCosts>[1];
+
+/** The spec's rollout section as the bundle recorded it: no defaults applied, so bundles from before a field analyse as they did. */
+function recordedRollout(spec: AnalysisInput['resolved']['spec']): RecordedRollout {
+  return (spec as unknown as { rollout?: RecordedRollout }).rollout ?? {};
+}
+
 /**
  * "; N warm-up block(s) (excluded)" for the evidence condition of a run that had warm-up blocks;
  * empty otherwise, so bundles from before the field analyse as they did.
  */
 export function warmupCondition(spec: AnalysisInput['resolved']['spec']): string {
-  const blocks = (spec as unknown as { rollout?: { warmup_blocks?: number } }).rollout?.warmup_blocks;
+  const blocks = recordedRollout(spec).warmup_blocks;
   return blocks ? `; ${blocks} warm-up block${blocks === 1 ? '' : 's'} (excluded)` : '';
 }
 
@@ -471,7 +479,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     });
   }
 
-  const condition = `${conditionOf(spec)}; budget ${String((spec as unknown as { rollout?: { budget_cpus?: string } }).rollout?.budget_cpus ?? '0-1')}${warmupCondition(spec)}`;
+  const condition = `${conditionOf(spec)}; budget ${String(recordedRollout(spec).budget_cpus ?? '0-1')}${warmupCondition(spec)}`;
   const evidence: EvidenceRow[] = [];
   for (const s of summaries) {
     const base = { scenario: SCENARIO, source: EVIDENCE_SOURCE, cohort: runId, variant: s.cell, condition: `${condition}; C ${s.concurrency}; slots ${s.slots}; base ${s.baseMs} ms` };
@@ -498,7 +506,7 @@ export function rolloutExtension(input: AnalysisInput): KindExtensionOutput {
     }
   }
   // Cost of a valid sample, retries and reward dedup (sample-cost.ts, issue 31).
-  const costs = summarizeCosts(input.records, (spec as unknown as { rollout?: Parameters<typeof summarizeCosts>[1] }).rollout ?? {}, spec.resamples, runId);
+  const costs = summarizeCosts(input.records, recordedRollout(spec), spec.resamples, runId);
   evidence.push(...costEvidence(costs, { scenario: SCENARIO, cohort: runId, condition, limits: LIMITS }));
   for (const d of deltas) {
     const base = { scenario: SCENARIO, topic: 'reward', source: EVIDENCE_SOURCE, cohort: runId, variant: `${d.candidate} vs ${d.control}`, metric: 'reward_delta', unit: 'reward', condition, limitations: `${LIMITS}; paired by attempt over ${d.pairs} pairs` };
