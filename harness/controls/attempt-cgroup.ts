@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import type { BudgetPlacement } from '../contracts/executor.ts';
 import { BudgetError, enterPlacement, type CgroupBudget } from './cgroup-budget.ts';
-import { oomKillsIn, procsUnder, type CgroupIo } from './cgroup-io.ts';
+import { oomKillsIn, procsUnder, removeCgroupTree, type CgroupIo } from './cgroup-io.ts';
 import { separateCpuacct } from './cgroup-layout.ts';
 import { killUntilEmpty } from './proc-tree.ts';
 
@@ -110,16 +110,30 @@ export class AttemptCgroup {
     return procsUnder(this.io, this.memoryDir);
   }
 
-  /** Kill what is left, remove the child (and the sub-cgroups runtimes made in every hierarchy). Idempotent. */
+  /**
+   * Remove the child (and the sub-cgroups runtimes made in every hierarchy), killing what is left
+   * inside first if anything is. Idempotent. The removal is tried before any process listing: the
+   * kernel refuses to remove a cgroup that still holds a task (EBUSY), so a removal that succeeds
+   * proves the attempt left nothing running, and an attempt whose processes all exited (the usual
+   * case) costs one rmdir per hierarchy instead of reading its procs and listing its sub-cgroups.
+   */
   async destroy(): Promise<void> {
     if (this.destroyed) return;
-    await killUntilEmpty(() => this.procs());
+    let failures = this.removeDirectories();
+    if (failures.length > 0) {
+      await killUntilEmpty(() => this.procs());
+      failures = this.removeDirectories();
+    }
+    this.destroyed = true;
+    if (failures.length > 0) throw new BudgetError(`attempt cgroup ${this.relPath} could not be removed: ${failures.join('; ')}`);
+  }
+
+  private removeDirectories(): string[] {
     const layout = this.budget.layout;
     const roots = layout.version === 1 ? [...this.dirs, ...layout.others.map((root) => join(root, this.budget.name, this.name))] : this.dirs;
     const failures: string[] = [];
-    for (const dir of new Set(roots)) removeTree(this.io, dir, failures);
-    this.destroyed = true;
-    if (failures.length > 0) throw new BudgetError(`attempt cgroup ${this.relPath} could not be removed: ${failures.join('; ')}`);
+    for (const dir of new Set(roots)) removeCgroupTree(this.io, dir, failures);
+    return failures;
   }
 }
 
@@ -165,14 +179,4 @@ function enableV2Controllers(io: CgroupIo, budgetDir: string): void {
   const enabled = (io.read(join(budgetDir, 'cgroup.subtree_control')) ?? '').split(/\s+/);
   const missing = V2_CHILD_CONTROLLERS.filter((c) => !enabled.includes(c));
   if (missing.length > 0) io.write(join(budgetDir, 'cgroup.subtree_control'), missing.map((c) => `+${c}`).join(' '));
-}
-
-function removeTree(io: CgroupIo, dir: string, failures: string[]): void {
-  if (!io.exists(dir)) return;
-  for (const sub of io.subdirs(dir)) removeTree(io, join(dir, sub), failures);
-  try {
-    io.rmdir(dir);
-  } catch (error) {
-    failures.push(`${dir}: ${(error as Error).message}`);
-  }
 }

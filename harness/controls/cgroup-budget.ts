@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BudgetPlacement } from '../contracts/executor.ts';
 import type { CleanupRegistry, ResourceHandle } from '../run/cleanup-registry.ts';
 import { BUDGET_CONTROLLERS, detectCgroupLayout, type BudgetController, type CgroupLayout } from './cgroup-layout.ts';
-import { nodeCgroupIo, oomKillsIn, procsUnder, type CgroupIo } from './cgroup-io.ts';
+import { nodeCgroupIo, oomKillsIn, procsUnder, removeCgroupTree, type CgroupIo } from './cgroup-io.ts';
 import {
   DEFAULT_CFS_PERIOD_US,
   V2_SUBTREE_CONTROL,
@@ -251,18 +251,9 @@ export class CgroupBudget {
 
   private removeDirectories(): void {
     const failures: string[] = [];
-    const removeTree = (dir: string) => {
-      if (!this.io.exists(dir)) return;
-      for (const sub of this.io.subdirs(dir)) removeTree(join(dir, sub));
-      try {
-        this.io.rmdir(dir);
-      } catch (error) {
-        failures.push(`${dir}: ${(error as Error).message}`);
-      }
-    };
-    for (const dir of new Set(Object.values(this.dirs))) removeTree(dir);
+    for (const dir of new Set(Object.values(this.dirs))) removeCgroupTree(this.io, dir, failures);
     // runc creates the container sub-cgroups of a --cgroup-parent in every v1 hierarchy.
-    if (this.layout.version === 1) for (const root of this.layout.others) removeTree(join(root, this.name));
+    if (this.layout.version === 1) for (const root of this.layout.others) removeCgroupTree(this.io, join(root, this.name), failures);
     if (failures.length > 0) throw new BudgetError(`budget ${this.name} could not be removed: ${failures.join('; ')}`);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { BUDGET_CONTROLLERS, detectCgroupLayout, type CgroupLayout } from './cgroup-layout.ts';
-import { nodeCgroupIo, type CgroupIo } from './cgroup-io.ts';
+import { nodeCgroupIo, removeCgroupTree, type CgroupIo } from './cgroup-io.ts';
 import { killUntilEmpty } from './proc-tree.ts';
 
 export function leftoverBudgets(runId?: string, layout: CgroupLayout = detectCgroupLayout(), io: CgroupIo = nodeCgroupIo): string[] {
@@ -24,9 +24,7 @@ export async function removeBudget(name: string, layout: CgroupLayout = detectCg
     ...io.subdirs(dir).flatMap((sub) => procsOf(join(dir, sub))),
   ];
   await killUntilEmpty(() => dirs.flatMap(procsOf));
-  const removeTree = (dir: string) => {
-    for (const sub of io.subdirs(dir)) removeTree(join(dir, sub));
-    io.rmdir(dir);
-  };
-  for (const dir of dirs) removeTree(dir);
+  const failures: string[] = [];
+  for (const dir of dirs) removeCgroupTree(io, dir, failures);
+  if (failures.length > 0) throw new Error(`budget ${name} could not be removed: ${failures.join('; ')}`);
 }

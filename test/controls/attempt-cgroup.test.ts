@@ -5,6 +5,7 @@
  * figure equals a direct read of the same kernel file. Real cgroups (v1 here) and real podman; the
  * v2 paths against a directory laid out like /sys/fs/cgroup.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -142,6 +143,38 @@ describe.skipIf(!v1)('attempt cgroup (cgroup v1, real)', () => {
       await cleanup.releaseAll();
     }
   });
+
+  it('destroy removes an emptied cgroup with one rmdir per hierarchy, and kills a task still inside first', async () => {
+    const rmdirs: string[] = [];
+    const listed: string[] = [];
+    const io: CgroupIo = { ...nodeCgroupIo, rmdir: (path) => (rmdirs.push(path), nodeCgroupIo.rmdir(path)), subdirs: (path) => (listed.push(path), nodeCgroupIo.subdirs(path)) };
+    const cleanup = new CleanupRegistry(`acgd${process.pid}`);
+    const budget = CgroupBudget.create({ runId: `acgd${process.pid}`, label: 'destroy', cpus: '0-1', memoryMiB: 256, cleanup, io });
+    try {
+      const parents = [...new Set(Object.values(budget.site().dirs))];
+      const made = (name: string) => parents.map((parent) => join(parent, name)).filter((dir) => existsSync(dir));
+      // A cgroup whose processes all exited: the removal alone, nothing read or listed.
+      const emptied = AttemptCgroup.create(budget, 'a0');
+      const emptiedDirs = made('a0');
+      rmdirs.length = 0;
+      await emptied.destroy();
+      expect(emptiedDirs.every((dir) => rmdirs.includes(dir) && !existsSync(dir))).toBe(true);
+      expect(listed).toEqual([]);
+      // A task still inside: the kernel refuses the rmdir (EBUSY), so destroy kills it, then removes.
+      const live = AttemptCgroup.create(budget, 'a1');
+      const liveDirs = made('a1');
+      const [shell, ...args] = live.placement().enterArgv;
+      const sleeper = spawn(shell!, [...args, 'sleep', '600'], { stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => sleeper.once('exit', (_code, signal) => resolve(signal)));
+      for (let i = 0; i < 200 && !live.procs().includes(sleeper.pid!); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(live.procs()).toContain(sleeper.pid);
+      await live.destroy();
+      expect(await exited).toBe('SIGKILL');
+      for (const dir of liveDirs) expect(existsSync(dir), dir).toBe(false);
+    } finally {
+      await cleanup.releaseAll();
+    }
+  }, 60_000);
 
   it('an empty cgroup is no measurement: the backend did not start the sandbox in it', async () => {
     await withBudget('empty', async (budget) => {
