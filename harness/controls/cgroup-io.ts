@@ -50,11 +50,12 @@ function isDirectory(path: string): boolean {
 /**
  * Remove a cgroup directory and every child cgroup under it; what could not be removed goes to
  * `failures` as "<dir>: <reason>". The rmdir comes first: a cgroup's own files never keep it from
- * going, only child cgroups and live tasks do (EBUSY), and a directory already gone is no failure
- * (ENOENT). So an attempt's cgroup, which has no children unless a container runtime made them,
- * costs one syscall per hierarchy instead of an existence check, a listing of its ~30 files and the
- * rmdir (with the attempt's procs read skipped too: 0.259 → 0.231 ms of harness CPU per attempt
- * cgroup in harness-steps, docs/harness-scale.md).
+ * going, only child cgroups and live tasks do (EBUSY; ENOTEMPTY is what a plain directory standing
+ * in for cgroupfs in a test says), and a directory already gone is no failure (ENOENT). So an
+ * attempt's cgroup, which has no children unless a container runtime made them, costs one syscall
+ * per hierarchy instead of an existence check, a listing of its ~30 files and the rmdir (with the
+ * attempt's procs read skipped too: 0.259 → 0.231 ms of harness CPU per attempt cgroup in
+ * harness-steps, docs/harness-scale.md).
  */
 export function removeCgroupTree(io: CgroupIo, dir: string, failures: string[]): void {
   const first = rmdirError(io, dir);
