@@ -35,6 +35,7 @@ import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbo
 import { checkpointContainerName, fileSha256 } from './podman-mechanism.ts';
 import { stopStateProcess } from './state-process.ts';
 import { containerRelays, STATE_PORT, type ContainerSandbox } from './container-relay.ts';
+import { retryContentRace } from './content-race.ts';
 import { TrialResources } from './tracked.ts';
 
 /** Checkpoint names need >= 2 characters (notes, section 2). */
@@ -231,24 +232,25 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
       mkdirSync(join(target, '..'), { recursive: true });
       cpSync(checkpointDir(state.id), target, { recursive: true });
       await docker(['cp', '-', `${name}:/`], 'cp (workspace in)', { input: filesOf(trial) });
-      // dockerd uploads the checkpoint into containerd's content store, keyed by its digest; K
-      // children of one checkpoint upload identical content, and concurrent uploads lose a commit
-      // race ("content sha256:… already exists"; at K=4, 2026-12-01, immediate retries failed
-      // too). So the children's `start --checkpoint` calls run one at a time; the wait behind
-      // siblings is reported apart (startedNs → queued_ms), the fan-out time includes it.
+      // K children of one checkpoint upload identical content (content-race.ts), so this
+      // process's `start --checkpoint` calls for one trial run one at a time. A start refused by
+      // another process's upload is retried after a pause. The wait behind siblings and the time
+      // lost to refusals are reported apart (startedNs → queued_ms); the fan-out time includes them.
       const entered = process.hrtime.bigint();
       const turn = startQueue.get(trial.trialId) ?? Promise.resolve();
       let done!: () => void;
       startQueue.set(trial.trialId, turn.then(() => new Promise<void>((resolve) => (done = resolve))));
       await turn;
       const waitedNs = process.hrtime.bigint() - entered;
+      let start: Awaited<ReturnType<typeof retryContentRace>>;
       try {
-        await docker(['start', '--checkpoint', CHECKPOINT_NAME, name], 'start --checkpoint');
+        start = await retryContentRace(() => docker(['start', '--checkpoint', CHECKPOINT_NAME, name], 'start --checkpoint'));
       } finally {
         done();
       }
       const sandbox = await connect(trial, name, `child-${index}`);
-      return { ...sandbox, startedNs: restoreStart + waitedNs };
+      const facts = start.retries > 0 ? { ...sandbox.facts, content_race_retries: start.retries } : sandbox.facts;
+      return { ...sandbox, facts, startedNs: restoreStart + waitedNs + start.lostNs };
     },
     async frozenDigest(trial) {
       const state = parents.get(trial.trialId);
