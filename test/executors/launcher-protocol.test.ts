@@ -97,6 +97,39 @@ describe('launcher round trip', () => {
     expect(workers.map((w) => w.lines.map((l) => l.text))).toEqual(workers.map(() => ['got GO']));
   });
 
+  it('holds a silent launch’s spawn event up to 20 ms, not one with a stdin pipe', async () => {
+    // How long after the launcher's pre-vfork stamp the harness hears of a spawn, for a launch that
+    // prints nothing for 300 ms. One at a time: a held buffer goes at its earliest deadline, so a
+    // pipe launch's spawn in the same buffer would carry the silent one's along.
+    const spawnHeardAfterMs = async (stdin: 'pipe' | 'none'): Promise<number> => {
+      let heardNs = 0n;
+      let stampNs = 0n;
+      const exited = new Promise<void>((resolve) => {
+        client.spawn({ argv: ['sleep', '0.3'], env: { PATH }, cwd: dir, stdin, timeoutMs: 10_000 }, {
+          onEvent(event) {
+            if (event.type === 'spawned') [heardNs, stampNs] = [process.hrtime.bigint(), event.tNs];
+            if (event.type === 'exit' || event.type === 'spawn-failed') resolve();
+          },
+          onLauncherDeath: () => resolve(),
+        });
+      });
+      await exited;
+      return Number(heardNs - stampNs) / 1e6;
+    };
+    const silent: number[] = [];
+    const piped: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      silent.push(await spawnHeardAfterMs('none'));
+      piped.push(await spawnHeardAfterMs('pipe'));
+    }
+    // The launcher holds the silent spawn at least 20 ms after it stamped it: a floor, whatever the load.
+    expect(Math.min(...silent)).toBeGreaterThanOrEqual(20);
+    // Held, not kept to the exit 300 ms later.
+    expect(Math.max(...silent)).toBeLessThan(250);
+    // A pipe launch's spawn is held 1 ms; the least of three stays under the silent floor even on a loaded machine.
+    expect(Math.min(...piped)).toBeLessThan(20);
+  });
+
   it('calibrates a no-op floor: n, median and MAD from real launches', async () => {
     const calibration = await calibrate(client, 10, 2);
     expect(calibration.n).toBe(10);
