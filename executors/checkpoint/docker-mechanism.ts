@@ -35,7 +35,7 @@ import type { CheckpointImage, CheckpointMechanism, MechanismTrial, ParentSandbo
 import { checkpointContainerName, fileSha256 } from './podman-mechanism.ts';
 import { stopStateProcess } from './state-process.ts';
 import { containerRelays, STATE_PORT, type ContainerSandbox } from './container-relay.ts';
-import { retryContentRace } from './content-race.ts';
+import { retryContentRace, type ContentRaceOutcome } from './content-race.ts';
 import { TrialResources } from './tracked.ts';
 
 /** Checkpoint names need >= 2 characters (notes, section 2). */
@@ -242,7 +242,7 @@ export function createDockerCheckpoint(variant: string | null = null): Checkpoin
       startQueue.set(trial.trialId, turn.then(() => new Promise<void>((resolve) => (done = resolve))));
       await turn;
       const waitedNs = process.hrtime.bigint() - entered;
-      let start: Awaited<ReturnType<typeof retryContentRace>>;
+      let start: ContentRaceOutcome<string>;
       try {
         start = await retryContentRace(() => docker(['start', '--checkpoint', CHECKPOINT_NAME, name], 'start --checkpoint'));
       } finally {
