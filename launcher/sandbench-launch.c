@@ -63,8 +63,8 @@ static char self_exe[] = "/proc/self/exe";
  * The spawn of a launch without a stdin pipe is held for up to SILENT_SPAWN_HOLD_NS: the harness
  * cannot write to it, so its spawn event carries only bookkeeping (the pid), and a helper's copy or a
  * scoring run then reaches the harness as one wake-up (spawn with output or exit) instead of two.
- * A wake-up of the harness after an idle spell costs it 0.2-0.7 ms of CPU on this machine
- * (docs/harness-scale.md, eighth and ninth rounds). */
+ * A wake-up of the harness to read a reply costs it 0.2-0.7 ms of CPU on this machine, the more the
+ * longer it waited (docs/harness-scale.md, eighth to tenth rounds). */
 #define COALESCE_NS 1000000LL
 #define SILENT_SPAWN_HOLD_NS 20000000LL
 static char *obuf;
